@@ -1,0 +1,158 @@
+/*
+ * Cyclic coordinate descent (ik_ccd.h). Stages of run():
+ *   1. validate, then measure lengths when asked;
+ *   2. out of reach: lay the chain straight towards the target, no iterations;
+ *   3. already there: no iterations (warm start pays off here);
+ *   4. settle: every bone put back at its length (coincident joints unfold), so that
+ *      each joint has a direction to turn; find the plane the pose lies in, if any;
+ *   5. sweeps: joints n - 2 down to 0 each turn the rest of the chain to point the tip
+ *      at the target, then the shared constraint pass; convergence tested after each
+ *      full sweep. A sweep that turns nothing (chain straight along the target's line)
+ *      bends the chain and sweeps again;
+ *   6. pole, then the result.
+ *
+ * Joints are re-placed from bone directions at the stored lengths after every turn,
+ * never moved by a rotation of their offset, so no length drift can build up. A planar
+ * pose with its target in the plane turns about the plane's normal only, so it stays
+ * planar to rounding.
+ */
+#include "ik_ccd.h"
+
+#include <stddef.h>
+
+#include "ik_internal.h"
+
+/* A sweep whose turns moved the tip by less than this fraction of its distance to the
+ * target has stalled: every joint already points the tip at the target, which with the
+ * target still away happens only when chain and target lie on one line. */
+#define CCD_STALL_FRACTION ((ik_real)1e-3)
+/* Sine of the angle from a half turn under which a joint's turn counts as one. */
+#define CCD_HALF_TURN_SIN ((ik_real)1e-2)
+
+void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target) {
+  job->chain = *chain;
+  job->target = target;
+  job->tolerance = (ik_real)1e-3;
+  job->max_iterations = 10;
+  job->result.reached = 0;
+  job->result.iterations = 0;
+  job->result.distance = 0;
+}
+
+ik_status ik_ccd_validate(const ik_ccd_job *job, ik_error *err) {
+  return ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
+}
+
+/* Direction of the bone before joint i (the root's fallback for i == 0). */
+static ik_vec3 parent_direction(const ik_vec3 *p, int i, ik_vec3 root_dir) {
+  if (i == 0) return root_dir;
+  return ik_vec3_normalize_or(ik_vec3_sub(p[i], p[i - 1]), root_dir);
+}
+
+/* The turn at joint i taking to_tip onto to_target. In a plane (plane_n non-zero): about
+ * its normal, which in exact arithmetic is the minimal rotation's own axis; computed as
+ * (to_tip x to_target) / sin that axis amplifies rounding where to_tip is short or the
+ * turn nearly a half turn, and a planar chain would drift out of its plane. Otherwise
+ * the minimal rotation, except near a half turn, where any perpendicular would do: there
+ * turn about the normal of the plane the chain bends in at the joint (to_tip and bone
+ * i, else bone i - 1). */
+static ik_quat joint_turn(const ik_vec3 *p, int i, ik_vec3 to_tip, ik_vec3 to_target, ik_vec3 plane_n) {
+  ik_real half_turn_len2 = CCD_HALF_TURN_SIN * CCD_HALF_TURN_SIN * ik_vec3_len2(to_tip);
+  int k;
+  if (ik_vec3_len2(plane_n) > 0)
+    return ik_quat_axis_angle(plane_n, ik_vec3_signed_angle(to_tip, to_target, plane_n));
+  if (ik_vec3_dot(to_tip, to_target) > 0 ||
+      ik_vec3_len2(ik_vec3_cross(to_tip, to_target)) > half_turn_len2 * ik_vec3_len2(to_target))
+    return ik_quat_from_to(to_tip, to_target);
+  for (k = i; k >= i - 1 && k >= 0; k--) {
+    ik_vec3 bone = ik_vec3_sub(p[k + 1], p[k]);
+    ik_vec3 normal = ik_vec3_cross(to_tip, bone);
+    if (ik_vec3_len2(normal) > half_turn_len2 * ik_vec3_len2(bone)) {
+      normal = ik_vec3_normalize(normal);
+      return ik_quat_axis_angle(normal, ik_vec3_signed_angle(to_tip, to_target, normal));
+    }
+  }
+  return ik_quat_from_to(to_tip, to_target); /* straight there: no plane to keep */
+}
+
+/* One CCD sweep, tip to root. Returns the largest single move of the tip, which the
+ * caller compares with the distance left to detect a stall. `tiny_len2` is the
+ * squared distance below which a joint has no direction to aim from or at. */
+static ik_real ccd_sweep(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir, ik_vec3 plane_n,
+                         ik_real tiny_len2) {
+  ik_vec3 *p = chain->positions;
+  const int count = chain->count;
+  ik_real max_step_len2 = 0;
+  int i;
+  for (i = count - 2; i >= 0; i--) {
+    ik_vec3 tip_ws = p[count - 1];
+    ik_vec3 to_tip = ik_vec3_sub(tip_ws, p[i]);
+    ik_vec3 to_target = ik_vec3_sub(target, p[i]);
+    ik_real step_len2;
+    /* The tip on the joint (or the target on it): any turn leaves the tip where it is. */
+    if (ik_vec3_len2(to_tip) <= tiny_len2 || ik_vec3_len2(to_target) <= tiny_len2) continue;
+    ik__turn_subchain(p, chain->lengths, count, i, joint_turn(p, i, to_tip, to_target, plane_n),
+                  parent_direction(p, i, root_dir));
+    step_len2 = ik_vec3_dist2(p[count - 1], tip_ws);
+    if (step_len2 > max_step_len2) max_step_len2 = step_len2;
+  }
+  return ik_sqrt(max_step_len2);
+}
+
+ik_status ik_ccd_run(ik_ccd_job *job) {
+  const ik_chain *chain = &job->chain;
+  ik_vec3 *p = chain->positions;
+  const int count = chain->count;
+  ik_status st = ik_ccd_validate(job, NULL);
+  ik_vec3 root_ws, root_dir, plane_n;
+  ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len;
+  int constrained, may_unstall, iterations = 0, stalls = 0;
+  if (st != IK_OK) return st;
+
+  ik__prepare_lengths(chain);
+  root_ws = p[0];
+  root_dir = ik__root_fallback(chain, job->target);
+  total_len = ik__total_length(chain);
+  tolerance_len2 = job->tolerance * job->tolerance;
+  constrained = ik__has_constraints(chain);
+  /* Scale-relative: positions carry rounding of about epsilon times the chain's size,
+   * and a direction made of rounding noise is no direction. */
+  tiny_len2 = (16 * IK_REAL_EPSILON * total_len) * (16 * IK_REAL_EPSILON * total_len);
+  /* Below this distance a "stall" is rounding noise near the solution, not a straight
+   * chain: bending it would only throw the solution away. */
+  stall_floor_len = 1024 * IK_REAL_EPSILON * total_len;
+  /* Bending helps only a target the chain can reach: one nearer than folding allows is
+   * best served by the folded line CCD already found (and one bone cannot bend). */
+  may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
+
+  if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
+    ik__lay_straight(chain, job->target);
+  } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
+    /* Settle: the sweeps turn bones, so each must have its length and a direction. */
+    ik__constrained_pass(chain, root_dir);
+    /* Fixed for the solve: turns about a fixed axis keep every point's height over the
+     * plane exactly, so rounding cannot feed back into the axis. Re-found only when
+     * something other than a turn moved the chain. */
+    plane_n = ik__plane_normal(p, count, job->target, total_len);
+    while (iterations < job->max_iterations) {
+      ik_real err_len = ik_vec3_dist(p[count - 1], job->target);
+      ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2);
+      iterations++;
+      /* Stalled: bend, then sweep again so that the iteration still ends with a sweep. */
+      if (may_unstall && err_len > stall_floor_len && step_len < CCD_STALL_FRACTION * err_len) {
+        ik__unstall(chain, root_dir, stalls++);
+        plane_n = ik__plane_normal(p, count, job->target, total_len);
+        ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2);
+      }
+      if (constrained) {
+        ik__constrained_pass(chain, root_dir);
+        plane_n = ik__plane_normal(p, count, job->target, total_len);
+      }
+      if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
+    }
+  }
+
+  ik__finish_with_pole(chain, root_dir);
+  ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
+  return IK_OK;
+}

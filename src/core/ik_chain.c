@@ -1,0 +1,231 @@
+/* The chain description: validation, lengths, results and the helpers every solver
+ * shares. Constraint geometry is in ik_constraint.c. */
+#include <stddef.h>
+
+#include "ik_internal.h"
+
+static const char *const status_messages[IK_STATUS_COUNT] = {
+    "ok",
+    "required array is NULL",
+    "wrong joint count",
+    "NaN or infinity in input",
+    "bone length must be positive",
+    "tolerance must not be negative",
+    "iterations must be at least 1",
+    "weight must be in [0, 1]",
+    "unknown constraint type",
+    "cone angle must be in [0, pi]",
+    "hinge axis must not be zero",
+    "hinge range must satisfy -pi <= min <= max <= pi",
+    "twist limit must not be negative",
+    "parameter out of range",
+    "value too large",
+};
+
+const char *ik_status_message(ik_status status) {
+  if ((int)status < 0 || status >= IK_STATUS_COUNT) return "unknown status";
+  return status_messages[status];
+}
+
+ik_status ik__fail(ik_error *err, ik_status status, const char *field, int index) {
+  if (err) {
+    err->status = status;
+    err->field = field;
+    err->index = index;
+  }
+  return status;
+}
+
+ik_status ik__check_real(ik_real r, ik_error *err, const char *field, int index) {
+  /* One comparison in the common case: false for NaN, infinities and huge values. */
+  if (ik_fabs(r) <= IK_REAL_MAX_COORD) return IK_OK;
+  return ik__fail(err, ik_real_is_finite(r) ? IK_E_RANGE : IK_E_NOT_FINITE, field, index);
+}
+
+ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index) {
+  ik_status st = ik__check_real(v.x, err, field, index);
+  if (st == IK_OK) st = ik__check_real(v.y, err, field, index);
+  if (st == IK_OK) st = ik__check_real(v.z, err, field, index);
+  return st;
+}
+
+void ik_chain_init(ik_chain *chain, ik_vec3 *positions, int count, ik_real *lengths) {
+  chain->positions = positions;
+  chain->count = count;
+  chain->lengths = lengths;
+  chain->derive_lengths = 0;
+  chain->constraints = NULL;
+  chain->rest_positions = NULL;
+  chain->base_direction = ik_vec3_zero();
+  chain->base_rotation = ik_quat_identity();
+  chain->has_pole = 0;
+  chain->pole = ik_vec3_zero();
+  chain->pole_weight = 1;
+}
+
+ik_real ik_measure_lengths(const ik_vec3 *positions, int count, ik_real *lengths_out) {
+  ik_real total = 0;
+  int i;
+  for (i = 0; i + 1 < count; i++) {
+    ik_real len = ik_vec3_dist(positions[i], positions[i + 1]);
+    if (lengths_out) lengths_out[i] = len;
+    total += len;
+  }
+  return total;
+}
+
+static ik_status validate_lengths(const ik_chain *chain, ik_error *err) {
+  ik_status st;
+  int i;
+  for (i = 0; i + 1 < chain->count; i++) {
+    ik_real len;
+    if (chain->derive_lengths) {
+      len = ik_vec3_dist(chain->positions[i], chain->positions[i + 1]);
+      if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, "positions", i);
+      continue;
+    }
+    len = chain->lengths[i];
+    if ((st = ik__check_real(len, err, "lengths", i)) != IK_OK) return st;
+    if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, "lengths", i);
+  }
+  return IK_OK;
+}
+
+static ik_status validate_constraints(const ik_chain *chain, ik_error *err) {
+  int i, has_hinge = 0;
+  ik_status st;
+  if (!chain->constraints) return IK_OK;
+  for (i = 0; i + 1 < chain->count; i++) {
+    st = ik_constraint_validate(&chain->constraints[i]);
+    if (st != IK_OK) return ik__fail(err, st, "constraints", i);
+    has_hinge |= chain->constraints[i].type == IK_CONSTRAINT_HINGE;
+  }
+  if (!has_hinge) return IK_OK;
+  if (!chain->rest_positions) return ik__fail(err, IK_E_NULL, "rest_positions", -1);
+  for (i = 0; i < chain->count; i++)
+    if ((st = ik__check_vec3(chain->rest_positions[i], err, "rest_positions", i)) != IK_OK) return st;
+  return IK_OK;
+}
+
+ik_status ik_chain_validate(const ik_chain *chain, ik_error *err) {
+  ik_status st;
+  int i;
+  if (!chain || !chain->positions) return ik__fail(err, IK_E_NULL, "positions", -1);
+  if (chain->count < 2) return ik__fail(err, IK_E_COUNT, "count", -1);
+  if (!chain->lengths) return ik__fail(err, IK_E_NULL, "lengths", -1);
+  for (i = 0; i < chain->count; i++)
+    if ((st = ik__check_vec3(chain->positions[i], err, "positions", i)) != IK_OK) return st;
+  if ((st = validate_lengths(chain, err)) != IK_OK) return st;
+  if ((st = ik__check_vec3(chain->base_direction, err, "base_direction", -1)) != IK_OK) return st;
+  if (!ik_quat_is_finite(chain->base_rotation))
+    return ik__fail(err, IK_E_NOT_FINITE, "base_rotation", -1);
+  if ((st = validate_constraints(chain, err)) != IK_OK) return st;
+  if (chain->has_pole) {
+    if ((st = ik__check_vec3(chain->pole, err, "pole", -1)) != IK_OK) return st;
+    if (!ik_real_is_finite(chain->pole_weight))
+      return ik__fail(err, IK_E_NOT_FINITE, "pole_weight", -1);
+    if (!(chain->pole_weight >= 0 && chain->pole_weight <= 1))
+      return ik__fail(err, IK_E_WEIGHT, "pole_weight", -1);
+  }
+  return IK_OK;
+}
+
+ik_status ik__validate_solve(const ik_chain *chain, ik_vec3 target, ik_real tolerance,
+                             int max_iterations, ik_error *err) {
+  ik_status st = ik_chain_validate(chain, err);
+  if (st != IK_OK) return st;
+  if ((st = ik__check_vec3(target, err, "target", -1)) != IK_OK) return st;
+  if (!ik_real_is_finite(tolerance)) return ik__fail(err, IK_E_NOT_FINITE, "tolerance", -1);
+  if (!(tolerance >= 0)) return ik__fail(err, IK_E_TOLERANCE, "tolerance", -1);
+  if (max_iterations < 1) return ik__fail(err, IK_E_ITERATIONS, "max_iterations", -1);
+  return IK_OK;
+}
+
+void ik__prepare_lengths(const ik_chain *chain) {
+  if (chain->derive_lengths) ik_measure_lengths(chain->positions, chain->count, chain->lengths);
+}
+
+ik_real ik__total_length(const ik_chain *chain) {
+  ik_real total = 0;
+  int i;
+  for (i = 0; i + 1 < chain->count; i++) total += chain->lengths[i];
+  return total;
+}
+
+ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
+  const ik_vec3 *p = chain->positions;
+  ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(target, p[0]));
+  ik_vec3 base_ws;
+  /* Tried in order of likelihood: this runs once per solve, on the hot path. */
+  if (ik_vec3_len2(dir) > 0) return dir;
+  dir = ik_vec3_normalize(ik_vec3_sub(p[1], p[0]));
+  if (ik_vec3_len2(dir) > 0) return dir;
+  base_ws = ik_quat_rotate(ik_quat_normalize(chain->base_rotation), chain->base_direction);
+  return ik_vec3_normalize_or(base_ws, ik_vec3_make(0, 1, 0));
+}
+
+void ik__lay_straight(const ik_chain *chain, ik_vec3 target) {
+  ik_vec3 *p = chain->positions;
+  ik_vec3 dir = ik__root_fallback(chain, target);
+  int i;
+  for (i = 0; i + 1 < chain->count; i++) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
+  if (ik__has_constraints(chain)) ik__constrained_pass(chain, dir);
+}
+
+void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,
+                    int iterations) {
+  result->distance = ik_vec3_dist(chain->positions[chain->count - 1], target);
+  result->reached = result->distance <= tolerance;
+  result->iterations = iterations;
+}
+
+void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight) {
+  ik_vec3 to_prev;
+  int i;
+  if (weight >= 1 || count < 1) return;
+  if (!(weight > 0)) {
+    for (i = 0; i < count; i++) to[i] = from[i];
+    return;
+  }
+  /* `to` is rewritten in place, so remember each solved joint before overwriting it. */
+  to_prev = to[0];
+  to[0] = ik_vec3_lerp(from[0], to[0], weight);
+  for (i = 0; i + 1 < count; i++) {
+    ik_vec3 to_next = to[i + 1];
+    ik_vec3 bone_old = ik_vec3_sub(from[i + 1], from[i]);
+    ik_vec3 bone_new = ik_vec3_sub(to_next, to_prev);
+    ik_real len = ik_vec3_len(bone_new);
+    ik_quat turn = ik_quat_slerp(ik_quat_identity(), ik_quat_from_to(bone_old, bone_new), weight);
+    ik_vec3 dir = ik_vec3_normalize_or(ik_quat_rotate(turn, bone_old), ik_vec3_normalize(bone_new));
+    to[i + 1] = ik_vec3_madd(to[i], dir, len);
+    to_prev = to_next;
+  }
+}
+
+int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 line_dir, ik_real total_len) {
+  ik_vec3 *p = chain->positions;
+  const int count = chain->count;
+  ik_vec3 root_ws = p[0], bend_dir, up = ik_vec3_make(0, 1, 0);
+  ik_real reach_len, height;
+  ik_real off_len2_max = (1024 * IK_REAL_EPSILON * total_len) * (1024 * IK_REAL_EPSILON * total_len);
+  int i;
+  if (count < 3) return 0;
+  for (i = 1; i < count; i++) {
+    ik_vec3 off = ik_vec3_project_on_plane(ik_vec3_sub(p[i], root_ws), line_dir);
+    if (ik_vec3_len2(off) > off_len2_max) return 0;
+  }
+  bend_dir = ik_vec3_normalize(ik_vec3_project_on_plane(up, line_dir));
+  if (ik_vec3_len2(bend_dir) == 0) bend_dir = ik_vec3_any_perpendicular(line_dir);
+  if (chain->has_pole)
+    bend_dir = ik_vec3_normalize_or(ik_vec3_project_on_plane(ik_vec3_sub(chain->pole, root_ws), line_dir),
+                                    bend_dir);
+  /* Peak height of a chain folded once at its middle with its ends |target - root|
+   * apart: an arc about that tall is close to the answer, so few sweeps remain. */
+  reach_len = ik_vec3_dist(target, root_ws);
+  height = (ik_real)0.5 * ik_sqrt(total_len * total_len - reach_len * reach_len) + (ik_real)0.01 * total_len;
+  for (i = 1; i + 1 < count; i++) {
+    ik_real s = ik_sin(IK_PI * (ik_real)i / (ik_real)(count - 1));
+    p[i] = ik_vec3_madd(p[i], bend_dir, height * s);
+  }
+  return 1;
+}

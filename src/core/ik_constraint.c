@@ -1,0 +1,155 @@
+/*
+ * Joint constraints, applied in the root-to-tip pass every solver ends a sweep with.
+ *
+ * Hinge axes are given in the rest pose and carried along the chain: the rotation that
+ * takes the rest pose to the current one is built bone by bone, root to tip, each step
+ * the minimal rotation from the bone's carried rest direction to its current direction.
+ * A knee's axis therefore turns with the thigh, which the seed's world-space axis does
+ * not do.
+ */
+#include <stddef.h>
+
+#include "ik_internal.h"
+
+ik_status ik_constraint_validate(const ik_constraint *c) {
+  switch (c->type) {
+    case IK_CONSTRAINT_NONE:
+      return IK_OK;
+    case IK_CONSTRAINT_CONE:
+      if (!ik_real_is_finite(c->angle)) return IK_E_NOT_FINITE;
+      return c->angle >= 0 && c->angle <= IK_PI ? IK_OK : IK_E_CONE_ANGLE;
+    case IK_CONSTRAINT_HINGE:
+      if (!ik_vec3_is_finite(c->axis) || !ik_real_is_finite(c->min) || !ik_real_is_finite(c->max))
+        return IK_E_NOT_FINITE;
+      if (ik_vec3_len2(ik_vec3_normalize(c->axis)) == 0) return IK_E_HINGE_AXIS;
+      return -IK_PI <= c->min && c->min <= c->max && c->max <= IK_PI ? IK_OK : IK_E_HINGE_RANGE;
+  }
+  return IK_E_CONSTRAINT;
+}
+
+int ik__has_constraints(const ik_chain *chain) {
+  int i;
+  if (!chain->constraints) return 0;
+  for (i = 0; i + 1 < chain->count; i++)
+    if (chain->constraints[i].type != IK_CONSTRAINT_NONE) return 1;
+  return 0;
+}
+
+static int has_hinge(const ik_chain *chain) {
+  int i;
+  for (i = 0; i + 1 < chain->count; i++)
+    if (chain->constraints[i].type == IK_CONSTRAINT_HINGE) return 1;
+  return 0;
+}
+
+/* Wraps an angle difference into (-pi, pi]. */
+static ik_real wrap_angle(ik_real a) {
+  while (a > IK_PI) a -= 2 * IK_PI;
+  while (a <= -IK_PI) a += 2 * IK_PI;
+  return a;
+}
+
+/* The hinge plane's basis: e1 is the parent direction flattened into the plane (what
+ * angle 0 means), e2 = axis x e1 (positive angles). */
+static void hinge_basis(ik_vec3 parent_dir, ik_vec3 axis_unit, ik_vec3 *e1, ik_vec3 *e2) {
+  *e1 = ik_vec3_normalize_or(ik_vec3_project_on_plane(parent_dir, axis_unit),
+                             ik_vec3_any_perpendicular(axis_unit));
+  *e2 = ik_vec3_cross(axis_unit, *e1);
+}
+
+static ik_real hinge_angle(ik_vec3 dir, ik_vec3 e1, ik_vec3 e2) {
+  ik_real x = ik_vec3_dot(dir, e1), y = ik_vec3_dot(dir, e2);
+  return (x == 0 && y == 0) ? 0 : ik_atan2(y, x);
+}
+
+/* How far outside [min, max] the angle a is, going round the shorter way. */
+static ik_real range_excess(ik_real a, ik_real min, ik_real max) {
+  ik_real below, above;
+  if (a >= min && a <= max) return 0;
+  below = ik_fabs(wrap_angle(min - a));
+  above = ik_fabs(wrap_angle(a - max));
+  return below < above ? below : above;
+}
+
+static ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_angle) {
+  ik_vec3 side;
+  if (ik_vec3_angle(dir, parent_dir) <= max_angle) return dir;
+  /* Turn the parent direction towards dir, stopping on the cone's edge. */
+  side = ik_vec3_normalize_or(ik_vec3_project_on_plane(dir, parent_dir),
+                              ik_vec3_any_perpendicular(parent_dir));
+  return ik_vec3_add(ik_vec3_scale(parent_dir, ik_cos(max_angle)),
+                     ik_vec3_scale(side, ik_sin(max_angle)));
+}
+
+static ik_vec3 clamp_hinge(ik_vec3 dir, ik_vec3 parent_dir, ik_vec3 axis_unit, ik_real min,
+                           ik_real max) {
+  ik_vec3 e1, e2;
+  ik_real a;
+  hinge_basis(parent_dir, axis_unit, &e1, &e2);
+  a = hinge_angle(dir, e1, e2);
+  if (a < min || a > max) {
+    ik_real below = ik_fabs(wrap_angle(min - a)), above = ik_fabs(wrap_angle(a - max));
+    a = below < above ? min : max;
+  }
+  return ik_vec3_add(ik_vec3_scale(e1, ik_cos(a)), ik_vec3_scale(e2, ik_sin(a)));
+}
+
+static ik_real violation(const ik_constraint *c, ik_vec3 dir, ik_vec3 parent_dir, ik_vec3 axis_unit) {
+  ik_vec3 e1, e2;
+  ik_real off_plane, excess;
+  if (c->type == IK_CONSTRAINT_CONE) {
+    ik_real over = ik_vec3_angle(dir, parent_dir) - c->angle;
+    return over > 0 ? over : 0;
+  }
+  hinge_basis(parent_dir, axis_unit, &e1, &e2);
+  off_plane = ik_fabs(IK_PI / 2 - ik_vec3_angle(dir, axis_unit));
+  excess = range_excess(hinge_angle(dir, e1, e2), c->min, c->max);
+  return off_plane > excess ? off_plane : excess;
+}
+
+/* One walk root to tip. enforce: clamp and re-place joints; otherwise only measure. */
+static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int *worst_bone) {
+  ik_vec3 *p = chain->positions;
+  const ik_constraint *cons = chain->constraints;
+  int carry = cons && has_hinge(chain);
+  ik_quat frame = ik_quat_normalize(chain->base_rotation); /* rest -> now, of the parent */
+  ik_vec3 parent_dir = ik_vec3_normalize(ik_quat_rotate(frame, chain->base_direction));
+  int has_parent = ik_vec3_len2(parent_dir) > 0;
+  ik_real worst = 0;
+  int i;
+  if (worst_bone) *worst_bone = -1;
+  for (i = 0; i + 1 < chain->count; i++) {
+    const ik_constraint *c = cons ? &cons[i] : NULL;
+    ik_vec3 dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), i == 0 ? fallback : parent_dir);
+    ik_vec3 axis_unit = ik_vec3_zero();
+    if (c && c->type == IK_CONSTRAINT_HINGE) axis_unit = ik_vec3_normalize(ik_quat_rotate(frame, c->axis));
+    if (c && c->type != IK_CONSTRAINT_NONE && has_parent) {
+      if (enforce) {
+        dir = c->type == IK_CONSTRAINT_CONE ? clamp_cone(dir, parent_dir, c->angle)
+                                            : clamp_hinge(dir, parent_dir, axis_unit, c->min, c->max);
+      } else {
+        ik_real v = violation(c, dir, parent_dir, axis_unit);
+        if (v > worst) {
+          worst = v;
+          if (worst_bone) *worst_bone = i;
+        }
+      }
+    }
+    if (enforce) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
+    if (carry) {
+      ik_vec3 rest_ws = ik_vec3_sub(chain->rest_positions[i + 1], chain->rest_positions[i]);
+      frame = ik_quat_normalize(ik_quat_mul(ik_quat_from_to(ik_quat_rotate(frame, rest_ws), dir), frame));
+    }
+    parent_dir = dir;
+    has_parent = 1;
+  }
+  return worst;
+}
+
+void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback) { walk(chain, fallback, 1, NULL); }
+
+ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone) {
+  if (worst_bone) *worst_bone = -1;
+  if (!chain || !chain->positions || chain->count < 2 || !chain->constraints) return 0;
+  return walk(chain, ik_vec3_make(0, 1, 0), 0, worst_bone);
+}

@@ -1,0 +1,107 @@
+/*
+ * FABRIK (ik_fabrik.h). Stages of run():
+ *   1. validate, then measure lengths when asked;
+ *   2. out of reach: lay the chain straight towards the target, no iterations;
+ *   3. already there: no iterations (warm start pays off here); a chain lying on the
+ *      root-target line is bent off it first, or no pass could ever bend it;
+ *   4. sweeps: forward pass (tip to target, walk back), backward pass (root back, walk
+ *      out, constraints applied), convergence tested after each full sweep;
+ *   5. pole, then the result.
+ */
+#include <stddef.h>
+
+#include "ik_fabrik.h"
+#include "ik_internal.h"
+
+void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target) {
+  job->chain = *chain;
+  job->target = target;
+  job->tolerance = (ik_real)1e-3;
+  job->max_iterations = 10;
+  job->result.reached = 0;
+  job->result.iterations = 0;
+  job->result.distance = 0;
+}
+
+ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err) {
+  return ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
+}
+
+/* Direction for joint i in the forward pass when it sits on joint i + 1: carry on along
+ * the bone just placed (a folded chain unfolds in its own plane), or for the bone at the
+ * tip, back towards the root. */
+static ik_vec3 forward_fallback(const ik_vec3 *p, int count, int i, ik_vec3 root_dir) {
+  if (i + 2 < count)
+    return ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i + 2]), ik_vec3_neg(root_dir));
+  return ik_vec3_neg(root_dir);
+}
+
+/* Tip to root: tip on the target, each joint pulled to its bone length from the next. */
+static void forward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 target, ik_vec3 root_dir) {
+  int i;
+  p[count - 1] = target;
+  for (i = count - 2; i >= 0; i--) {
+    ik_vec3 bone = ik_vec3_sub(p[i], p[i + 1]);
+    ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2)
+      p[i] = ik_vec3_madd(p[i + 1], bone, len[i] / ik_sqrt(bone_len2));
+    else
+      p[i] = ik_vec3_madd(p[i + 1], forward_fallback(p, count, i, root_dir), len[i]);
+  }
+}
+
+/* Root to tip without constraints: root back on its anchor, each joint pulled out. */
+static void backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 root_ws, ik_vec3 root_dir) {
+  int i;
+  p[0] = root_ws;
+  for (i = 0; i + 1 < count; i++) {
+    ik_vec3 bone = ik_vec3_sub(p[i + 1], p[i]);
+    ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2) {
+      p[i + 1] = ik_vec3_madd(p[i], bone, len[i] / ik_sqrt(bone_len2));
+    } else {
+      ik_vec3 dir = i == 0 ? root_dir
+                           : ik_vec3_normalize_or(ik_vec3_sub(p[i], p[i - 1]), root_dir);
+      p[i + 1] = ik_vec3_madd(p[i], dir, len[i]);
+    }
+  }
+}
+
+ik_status ik_fabrik_run(ik_fabrik_job *job) {
+  const ik_chain *chain = &job->chain;
+  ik_vec3 *p = chain->positions;
+  const int count = chain->count;
+  ik_status st = ik_fabrik_validate(job, NULL);
+  ik_vec3 root_ws, root_dir;
+  ik_real total_len, tolerance_len2;
+  int constrained, iterations = 0;
+  if (st != IK_OK) return st;
+
+  ik__prepare_lengths(chain);
+  root_ws = p[0];
+  root_dir = ik__root_fallback(chain, job->target);
+  total_len = ik__total_length(chain);
+  tolerance_len2 = job->tolerance * job->tolerance;
+  constrained = ik__has_constraints(chain);
+
+  if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
+    ik__lay_straight(chain, job->target);
+  } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
+    ik__break_collinear(chain, job->target, root_dir, total_len);
+    while (iterations < job->max_iterations) {
+      iterations++;
+      forward_pass(p, chain->lengths, count, job->target, root_dir);
+      if (constrained) {
+        p[0] = root_ws;
+        ik__constrained_pass(chain, root_dir);
+      } else {
+        backward_pass(p, chain->lengths, count, root_ws, root_dir);
+      }
+      if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
+    }
+  }
+
+  ik__finish_with_pole(chain, root_dir);
+  ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
+  return IK_OK;
+}

@@ -1,0 +1,42 @@
+/*
+ * ik_fabrik.h: FABRIK (Aristidou and Lasenby, 2011) on bare joint positions.
+ *
+ * One iteration is a full sweep: the forward pass puts the tip on the target and walks
+ * back to the root keeping bone lengths; the backward pass puts the root back and walks
+ * out to the tip, applying the chain's constraints. Convergence is tested after each
+ * full sweep, so the root never stays moved.
+ */
+#ifndef IK_FABRIK_H
+#define IK_FABRIK_H
+
+#include "ik_chain.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ik_fabrik_job {
+  /* The chain (positions are in/out). */
+  ik_chain chain;
+  /* Where the tip should go, in the chain's space. */
+  ik_vec3 target;
+  /* Absolute distance under which the tip counts as there. >= 0. Default 1e-3. */
+  ik_real tolerance;
+  /* Most full sweeps to run. >= 1. Default 10. */
+  int max_iterations;
+  /* Output. */
+  ik_result result;
+} ik_fabrik_job;
+
+/* Sets the defaults above over `chain` (which is copied). */
+void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target);
+ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err);
+/* Solves in place. A refused job (the status returned) leaves positions untouched.
+ * Not reaching the target is not an error: see job->result. */
+ik_status ik_fabrik_run(ik_fabrik_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IK_FABRIK_H */

@@ -1,0 +1,202 @@
+/*
+ * bench_solvers: solves per second of every C solver on the issue's workload, against
+ * the plain-C baseline FABRIK measured in the same run.
+ *
+ * Workload: unit bones laid straight along +X (3, 10 and 100 joints), 1,000 targets at
+ * random directions and 0.1 to 0.95 of the chain's length from the root (fixed seed),
+ * tolerance 1e-4 x length, at most 20 iterations, cold start (the straight pose is
+ * restored before each solve, for every solver alike). Each figure is the median of 5
+ * timed repetitions. `--quick` runs a small version (the test suite uses it so this file
+ * cannot rot); `--reps N` and `--targets N` override the counts.
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baseline_fabrik.h"
+#include "ik.h"
+
+#define MAX_JOINTS 100
+#define MAX_TARGETS 1000
+#define MAX_REPS 31
+
+typedef struct workload {
+  int joints, targets;
+  ik_vec3 rest[MAX_JOINTS];
+  ik_real lengths[MAX_JOINTS];
+  ik_vec3 target[MAX_TARGETS];
+  ik_real length, tolerance;
+} workload;
+
+typedef struct stats {
+  double solves_per_s, mean_iterations, reached_fraction, mean_error;
+} stats;
+
+typedef enum solver { S_BASELINE, S_FABRIK, S_CCD, S_DLS, S_TWO_BONE, S_COUNT } solver;
+static const char *const solver_names[S_COUNT] = {"baseline", "fabrik", "ccd", "dls", "two_bone"};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* xorshift64*: the same targets on every machine. */
+static double uniform(unsigned long long *s) {
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return (double)((*s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void make_workload(workload *w, int joints, int targets) {
+  unsigned long long seed = 0x1b96a6b623bbcd8bull;
+  int i;
+  w->joints = joints;
+  w->targets = targets;
+  for (i = 0; i < joints; i++) w->rest[i] = ik_vec3_make((ik_real)i, 0, 0);
+  w->length = ik_measure_lengths(w->rest, joints, w->lengths);
+  w->tolerance = (ik_real)1e-4 * w->length;
+  for (i = 0; i < targets; i++) {
+    ik_vec3 d;
+    do {
+      d = ik_vec3_make((ik_real)(2 * uniform(&seed) - 1), (ik_real)(2 * uniform(&seed) - 1),
+                       (ik_real)(2 * uniform(&seed) - 1));
+    } while (ik_vec3_len2(d) > 1 || ik_vec3_len2(d) < (ik_real)0.01);
+    w->target[i] = ik_vec3_scale(ik_vec3_normalize(d), w->length * (ik_real)(0.1 + 0.85 * uniform(&seed)));
+  }
+}
+
+/* One pass over every target; returns the stats of that pass (time excluded). */
+static void run_pass(const workload *w, solver s, stats *st) {
+  ik_vec3 p[MAX_JOINTS];
+  ik_real len[MAX_JOINTS];
+  ik_chain chain;
+  long iterations = 0, reached = 0;
+  double error = 0;
+  int t;
+  memcpy(len, w->lengths, sizeof len);
+  ik_chain_init(&chain, p, w->joints, len);
+  for (t = 0; t < w->targets; t++) {
+    ik_result r = {0, 0, 0};
+    memcpy(p, w->rest, sizeof(ik_vec3) * (size_t)w->joints);
+    switch (s) {
+      case S_BASELINE: {
+        int it;
+        r.reached = baseline_fabrik(p, len, w->joints, w->target[t], 20, w->tolerance, &it);
+        r.iterations = it;
+        r.distance = ik_vec3_dist(p[w->joints - 1], w->target[t]);
+        break;
+      }
+      case S_FABRIK: {
+        ik_fabrik_job job;
+        ik_fabrik_job_init(&job, &chain, w->target[t]);
+        job.tolerance = w->tolerance;
+        job.max_iterations = 20;
+        ik_fabrik_run(&job);
+        r = job.result;
+        break;
+      }
+      case S_CCD: {
+        ik_ccd_job job;
+        ik_ccd_job_init(&job, &chain, w->target[t]);
+        job.tolerance = w->tolerance;
+        job.max_iterations = 20;
+        ik_ccd_run(&job);
+        r = job.result;
+        break;
+      }
+      case S_DLS: {
+        ik_dls_job job;
+        ik_dls_job_init(&job, &chain, w->target[t]);
+        job.tolerance = w->tolerance;
+        job.max_iterations = 20;
+        ik_dls_run(&job);
+        r = job.result;
+        break;
+      }
+      case S_TWO_BONE: {
+        ik_two_bone_job job;
+        /* The straight rest pose has no bend plane: start slightly bent, as limbs are. */
+        p[1].y = (ik_real)0.05;
+        ik_two_bone_job_init(&job, p, w->target[t]);
+        job.tolerance = w->tolerance;
+        ik_two_bone_run(&job);
+        r = job.result;
+        break;
+      }
+      case S_COUNT:
+        break;
+    }
+    iterations += r.iterations;
+    reached += r.reached;
+    error += (double)r.distance;
+  }
+  st->mean_iterations = (double)iterations / w->targets;
+  st->reached_fraction = (double)reached / w->targets;
+  st->mean_error = error / w->targets;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static stats measure(const workload *w, solver s, int reps) {
+  double rate[MAX_REPS];
+  stats st;
+  int k;
+  run_pass(w, s, &st); /* warm-up, and the (deterministic) quality figures */
+  for (k = 0; k < reps; k++) {
+    stats ignored;
+    double t0 = now_s();
+    run_pass(w, s, &ignored);
+    rate[k] = w->targets / (now_s() - t0);
+  }
+  qsort(rate, (size_t)reps, sizeof rate[0], cmp_double);
+  st.solves_per_s = rate[reps / 2];
+  return st;
+}
+
+int main(int argc, char **argv) {
+  static workload w;
+  const int sizes[] = {3, 10, 100};
+  int reps = 5, targets = MAX_TARGETS, i, k;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      reps = 1;
+      targets = 50;
+    } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+      reps = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--targets") && i + 1 < argc) {
+      targets = atoi(argv[++i]);
+    } else {
+      fprintf(stderr, "usage: %s [--quick] [--reps N] [--targets N]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (reps < 1 || reps > MAX_REPS || targets < 1 || targets > MAX_TARGETS) {
+    fprintf(stderr, "%s: reps must be 1..%d and targets 1..%d\n", argv[0], MAX_REPS, MAX_TARGETS);
+    return 2;
+  }
+  printf("ik_real = %s; %d targets, tolerance 1e-4 x length, <= 20 iterations, cold start; "
+         "median of %d\n\n",
+         sizeof(ik_real) == sizeof(double) ? "double" : "float", targets, reps);
+  printf("%-7s %-9s %14s %10s %9s %11s %12s\n", "joints", "solver", "solves/s", "vs base", "mean it",
+         "reached", "mean error");
+  for (i = 0; i < 3; i++) {
+    stats base;
+    make_workload(&w, sizes[i], targets);
+    base = measure(&w, S_BASELINE, reps);
+    for (k = 0; k < S_COUNT; k++) {
+      stats st = k == S_BASELINE ? base : measure(&w, (solver)k, reps);
+      if (k == S_TWO_BONE && sizes[i] != 3) continue;
+      printf("%-7d %-9s %14.0f %9.2fx %9.2f %10.1f%% %12.3g\n", sizes[i], solver_names[k], st.solves_per_s,
+             st.solves_per_s / base.solves_per_s, st.mean_iterations, 100 * st.reached_fraction, st.mean_error);
+    }
+    printf("\n");
+  }
+  return 0;
+}

@@ -1,0 +1,334 @@
+/* FABRIK: the seed's behaviours, its pitfalls by name, and the job protocol. */
+#include <string.h>
+
+#include "test_util.h"
+
+#define MAXJ 128
+
+typedef struct fixture {
+  ik_vec3 p[MAXJ];
+  ik_real len[MAXJ];
+  ik_chain chain;
+  ik_fabrik_job job;
+} fixture;
+
+/* A straight chain of `count` unit bones along +X, lengths given. */
+static void straight(fixture *f, int count, ik_vec3 target) {
+  t_straight_chain(f->p, count, 1);
+  ik_measure_lengths(f->p, count, f->len);
+  ik_chain_init(&f->chain, f->p, count, f->len);
+  ik_fabrik_job_init(&f->job, &f->chain, target);
+}
+
+static ik_status solve(fixture *f) { return ik_fabrik_run(&f->job); }
+
+static void assert_lengths_and_root(const fixture *f, ik_vec3 root) {
+  assert_near(t_max_length_error(f->p, f->len, f->job.chain.count), 0, T_LEN_REL);
+  assert_vec3_near(f->p[0], root, 0);
+}
+
+static void reaches_a_bent_target(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(1, 2, 0.5));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_true(f.job.result.iterations >= 1 && f.job.result.iterations <= 10);
+  assert_near(f.job.result.distance, ik_vec3_dist(f.p[4], f.job.target), 0);
+  assert_true(f.job.result.distance <= f.job.tolerance);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+}
+
+static void reached_is_exactly_distance_within_tolerance(void **state) {
+  fixture f;
+  t_rng r = t_rng_make(7);
+  int k;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    straight(&f, 6, ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0.1, 5.5)));
+    f.job.max_iterations = t_int(&r, 1, 4); /* often not enough */
+    assert_int_equal(solve(&f), IK_OK);
+    assert_int_equal(f.job.result.reached, f.job.result.distance <= f.job.tolerance);
+  }
+}
+
+static void already_there_takes_zero_iterations(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 4, ik_vec3_make(1, 1.5, 0));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.iterations > 0);
+  /* Second solve starts from the solution (warm start): nothing to do. */
+  assert_int_equal(solve(&f), IK_OK);
+  assert_int_equal(f.job.result.iterations, 0);
+  assert_true(f.job.result.reached);
+}
+
+static void warm_start_needs_fewer_iterations_for_a_small_move(void **state) {
+  fixture f;
+  int cold;
+  (void)state;
+  straight(&f, 8, ik_vec3_make(2, 3, 1));
+  f.job.tolerance = (ik_real)1e-4;
+  f.job.max_iterations = 100;
+  assert_int_equal(solve(&f), IK_OK);
+  cold = f.job.result.iterations;
+  f.job.target = ik_vec3_make((ik_real)2.01, 3, 1);
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_true(f.job.result.iterations < cold);
+}
+
+static void unreachable_target_lays_chain_straight(void **state) {
+  fixture f;
+  ik_vec3 dir = ik_vec3_normalize(ik_vec3_make(1, 2, -2));
+  int i;
+  (void)state;
+  straight(&f, 4, ik_vec3_scale(dir, 10));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_false(f.job.result.reached);
+  assert_int_equal(f.job.result.iterations, 0);
+  assert_near(f.job.result.distance, 7, T_EPS);
+  for (i = 0; i < 4; i++) assert_vec3_near(f.p[i], ik_vec3_scale(dir, (ik_real)i), T_EPS);
+}
+
+static void target_exactly_at_full_reach_counts_as_reached(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 4, ik_vec3_make(0, 3, 0));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_int_equal(f.job.result.iterations, 0);
+  assert_vec3_near(f.p[3], ik_vec3_make(0, 3, 0), T_EPS);
+}
+
+static void straight_chain_with_target_straight_ahead(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(2.5, 0, 0)); /* inside reach, on the chain's own line */
+  assert_int_equal(solve(&f), IK_OK);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+  /* On the line no pass could ever bend it: it must be bent off the line and reach. */
+  assert_true(f.job.result.reached);
+}
+
+static void folded_chain_never_loses_a_bone(void **state) {
+  fixture f;
+  int i;
+  (void)state;
+  /* Bones doubled back on each other: joints 0 and 2 coincide, and 1 and 3. */
+  for (i = 0; i < 5; i++) f.p[i] = ik_vec3_make((ik_real)(i % 2), 0, 0);
+  for (i = 0; i < 4; i++) f.len[i] = 1;
+  ik_chain_init(&f.chain, f.p, 5, f.len);
+  ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_make(0, 2.5, 0));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+  assert_true(f.job.result.reached);
+}
+
+static void all_joints_coincident_keep_their_lengths(void **state) {
+  fixture f;
+  int i;
+  (void)state;
+  for (i = 0; i < 6; i++) f.p[i] = ik_vec3_make(1, 1, 1);
+  for (i = 0; i < 5; i++) f.len[i] = (ik_real)0.5 + (ik_real)i * (ik_real)0.1;
+  ik_chain_init(&f.chain, f.p, 6, f.len);
+  ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_make(2, 2, 1));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_lengths_and_root(&f, ik_vec3_make(1, 1, 1));
+  assert_true(f.job.result.reached);
+}
+
+static void target_at_the_root(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 5, ik_vec3_zero());
+  assert_int_equal(solve(&f), IK_OK);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+  assert_int_equal(f.job.result.reached, f.job.result.distance <= f.job.tolerance);
+  assert_true(ik_vec3_is_finite(f.p[4]));
+}
+
+static void target_on_a_joint(void **state) {
+  fixture f;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(2, 0, 0)); /* joint 2 sits on the target */
+  f.p[1] = ik_vec3_make(1, 0, 0);
+  /* Bend it first so the target lands on a joint of a bent chain too. */
+  f.p[3] = ik_vec3_make(2, 1, 0);
+  f.p[4] = ik_vec3_make(2, 2, 0);
+  assert_int_equal(solve(&f), IK_OK);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+  assert_true(f.job.result.reached);
+}
+
+static void derives_lengths_from_positions_when_asked(void **state) {
+  fixture f;
+  (void)state;
+  t_straight_chain(f.p, 4, 2); /* bones of 2 */
+  f.len[0] = f.len[1] = f.len[2] = 99;
+  ik_chain_init(&f.chain, f.p, 4, f.len);
+  f.chain.derive_lengths = 1;
+  ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_make(3, 3, 0));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_near(f.len[0], 2, 0);
+  assert_near(f.len[2], 2, 0);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+}
+
+static void iteration_cap_is_respected_and_reported(void **state) {
+  fixture f;
+  (void)state;
+  /* Near full reach a long chain converges slowly: 20 bones need far more than 2. */
+  straight(&f, 21, ik_vec3_make(10, 16, 0));
+  f.job.tolerance = (ik_real)1e-6;
+  f.job.max_iterations = 2;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_int_equal(f.job.result.iterations, 2);
+  assert_false(f.job.result.reached);
+  assert_true(f.job.result.distance > (ik_real)1e-3);
+}
+
+static void pole_bends_the_middle_joint_towards_it(void **state) {
+  fixture f;
+  ik_vec3 side;
+  (void)state;
+  t_straight_chain(f.p, 3, 1);
+  f.p[1] = ik_vec3_make((ik_real)0.7, (ik_real)0.7, 0); /* bent towards +Y */
+  f.p[2] = ik_vec3_make((ik_real)1.4, 0, 0);
+  f.len[0] = f.len[1] = 1;
+  ik_chain_init(&f.chain, f.p, 3, f.len);
+  f.chain.has_pole = 1;
+  f.chain.pole = ik_vec3_make((ik_real)0.7, 0, -5); /* wants the bend towards -Z */
+  ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_make((ik_real)1.2, 0, 0));
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+  side = ik_vec3_sub(f.p[1], ik_vec3_make(f.p[1].x, 0, 0));
+  assert_true(side.z < (ik_real)-0.5);
+  assert_near(side.y, 0, 2 * f.job.tolerance);
+}
+
+static void constraints_hold_after_every_solve(void **state) {
+  fixture f;
+  ik_constraint cons[MAXJ];
+  ik_vec3 rest[MAXJ];
+  t_rng r = t_rng_make(11);
+  int k, i, n = 8;
+  (void)state;
+  for (k = 0; k < 300; k++) {
+    t_straight_chain(rest, n, 1);
+    memcpy(f.p, rest, sizeof rest);
+    ik_measure_lengths(f.p, n, f.len);
+    for (i = 0; i + 1 < n; i++) {
+      memset(&cons[i], 0, sizeof cons[i]);
+      if (i % 2 == 0) {
+        cons[i].type = IK_CONSTRAINT_CONE;
+        cons[i].angle = (ik_real)t_uniform(&r, 0.05, 1.2);
+      } else {
+        cons[i].type = IK_CONSTRAINT_HINGE;
+        cons[i].axis = ik_vec3_make(0, 0, 1);
+        cons[i].min = (ik_real)t_uniform(&r, -1.5, 0);
+        cons[i].max = (ik_real)t_uniform(&r, 0, 1.5);
+      }
+    }
+    ik_chain_init(&f.chain, f.p, n, f.len);
+    f.chain.constraints = cons;
+    f.chain.rest_positions = rest;
+    f.chain.base_direction = ik_vec3_make(1, 0, 0);
+    ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0.5, 9)));
+    assert_int_equal(solve(&f), IK_OK);
+    assert_lengths_and_root(&f, ik_vec3_zero());
+    assert_near(ik_chain_constraint_violation(&f.chain, NULL), 0, T_CONSTRAINT_RAD);
+    assert_int_equal(f.job.result.reached, f.job.result.distance <= f.job.tolerance);
+  }
+}
+
+static void constrained_chain_that_cannot_reach_says_so(void **state) {
+  fixture f;
+  ik_constraint cons[3];
+  (void)state;
+  straight(&f, 4, ik_vec3_make(-1, 0.5, 0)); /* behind the root */
+  memset(cons, 0, sizeof cons);
+  cons[0].type = IK_CONSTRAINT_CONE;
+  cons[0].angle = (ik_real)0.3;
+  f.job.chain.constraints = cons;
+  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  assert_int_equal(solve(&f), IK_OK);
+  assert_false(f.job.result.reached);
+  assert_true(f.job.result.distance > f.job.tolerance);
+  assert_near(ik_chain_constraint_violation(&f.job.chain, NULL), 0, T_CONSTRAINT_RAD);
+}
+
+static void refused_job_changes_nothing(void **state) {
+  fixture f;
+  ik_vec3 before[5];
+  ik_error err;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(1, 1, 0));
+  memcpy(before, f.p, sizeof before);
+  f.job.tolerance = -1;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_TOLERANCE);
+  assert_string_equal(err.field, "tolerance");
+  assert_int_equal(solve(&f), IK_E_TOLERANCE);
+  assert_memory_equal(before, f.p, sizeof before);
+  f.job.tolerance = (ik_real)1e-3;
+  f.job.target.y = (ik_real)NAN;
+  assert_int_equal(solve(&f), IK_E_NOT_FINITE);
+  assert_memory_equal(before, f.p, sizeof before);
+}
+
+static void validation_names_the_field_and_index(void **state) {
+  fixture f;
+  ik_error err;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(1, 1, 0));
+  f.job.chain.count = 1;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_COUNT);
+  f.job.chain.count = 5;
+  f.job.max_iterations = 0;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_ITERATIONS);
+  assert_string_equal(err.field, "max_iterations");
+  f.job.max_iterations = 10;
+  f.len[2] = 0;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_BONE_LENGTH);
+  assert_string_equal(err.field, "lengths");
+  assert_int_equal(err.index, 2);
+  f.len[2] = 1;
+  f.p[3].z = (ik_real)INFINITY;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_NOT_FINITE);
+  assert_string_equal(err.field, "positions");
+  assert_int_equal(err.index, 3);
+  f.p[3].z = (ik_real)1e30 * (ik_real)1e30 * (ik_real)1e30 * (ik_real)1e30 * (ik_real)1e30;
+  if (ik_real_is_finite(f.p[3].z)) assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_RANGE);
+  f.p[3].z = 0;
+  f.job.chain.positions = NULL;
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_NULL);
+  assert_string_equal(err.field, "positions");
+  f.job.chain.positions = f.p;
+  assert_int_equal(ik_fabrik_validate(&f.job, NULL), IK_OK);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(reaches_a_bent_target),
+      cmocka_unit_test(reached_is_exactly_distance_within_tolerance),
+      cmocka_unit_test(already_there_takes_zero_iterations),
+      cmocka_unit_test(warm_start_needs_fewer_iterations_for_a_small_move),
+      cmocka_unit_test(unreachable_target_lays_chain_straight),
+      cmocka_unit_test(target_exactly_at_full_reach_counts_as_reached),
+      cmocka_unit_test(straight_chain_with_target_straight_ahead),
+      cmocka_unit_test(folded_chain_never_loses_a_bone),
+      cmocka_unit_test(all_joints_coincident_keep_their_lengths),
+      cmocka_unit_test(target_at_the_root),
+      cmocka_unit_test(target_on_a_joint),
+      cmocka_unit_test(derives_lengths_from_positions_when_asked),
+      cmocka_unit_test(iteration_cap_is_respected_and_reported),
+      cmocka_unit_test(pole_bends_the_middle_joint_towards_it),
+      cmocka_unit_test(constraints_hold_after_every_solve),
+      cmocka_unit_test(constrained_chain_that_cannot_reach_says_so),
+      cmocka_unit_test(refused_job_changes_nothing),
+      cmocka_unit_test(validation_names_the_field_and_index),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

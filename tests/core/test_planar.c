@@ -1,0 +1,115 @@
+/* Planar chains: joints and target in one plane stay in it, for every solver, with
+ * hinge axes normal to the plane. */
+#include <string.h>
+
+#include "solve_any.h"
+#include "test_util.h"
+
+#define MAXJ 40
+
+/* Largest distance of any joint from the plane through the origin with normal n. */
+static double off_plane(const ik_vec3 *p, int n, ik_vec3 normal) {
+  double worst = 0;
+  int i;
+  for (i = 0; i < n; i++) {
+    double d = (double)ik_fabs(ik_vec3_dot(p[i], normal));
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+/* A random chain in the plane z = 0, then everything turned by `frame`. */
+static void planar_chain(t_rng *r, ik_quat frame, ik_vec3 *p, ik_real *len, int n) {
+  ik_real angle = (ik_real)t_uniform(r, -3, 3);
+  int i;
+  p[0] = ik_vec3_zero();
+  for (i = 1; i < n; i++) {
+    ik_real l = (ik_real)t_uniform(r, 0.2, 1.5);
+    angle += (ik_real)t_uniform(r, -1, 1);
+    p[i] = ik_vec3_add(p[i - 1], ik_vec3_make(l * ik_cos(angle), l * ik_sin(angle), 0));
+  }
+  for (i = 0; i < n; i++) p[i] = ik_quat_rotate(frame, p[i]);
+  ik_measure_lengths(p, n, len);
+}
+
+static void check_solver(t_solver s, int with_hinges) {
+  ik_vec3 p[MAXJ], rest[MAXJ];
+  ik_real len[MAXJ];
+  ik_constraint cons[MAXJ];
+  t_rng r = t_rng_make(1234 + (uint64_t)s);
+  int k, i;
+  for (k = 0; k < 200; k++) {
+    ik_quat frame = k % 2 ? t_unit_quat(&r) : ik_quat_identity();
+    ik_vec3 normal = ik_quat_rotate(frame, ik_vec3_make(0, 0, 1));
+    int n = s == T_TWO_BONE ? 3 : t_int(&r, 3, MAXJ);
+    ik_real total;
+    ik_vec3 target;
+    ik_chain chain;
+    ik_result res;
+    planar_chain(&r, frame, p, len, n);
+    memcpy(rest, p, sizeof(ik_vec3) * (size_t)n);
+    total = ik_measure_lengths(p, n, NULL);
+    target = ik_quat_rotate(frame, ik_vec3_scale(ik_vec3_make(ik_cos((ik_real)k), ik_sin((ik_real)k), 0),
+                                                 total * (ik_real)t_uniform(&r, 0.05, 1.2)));
+    ik_chain_init(&chain, p, n, len);
+    if (k % 5 == 0) {
+      chain.has_pole = 1; /* a pole in the plane keeps the bend in it */
+      chain.pole = ik_quat_rotate(frame, ik_vec3_make(0, 3, 0));
+    }
+    if (with_hinges) {
+      for (i = 0; i + 1 < n; i++) {
+        memset(&cons[i], 0, sizeof cons[i]);
+        cons[i].type = IK_CONSTRAINT_HINGE;
+        cons[i].axis = normal;
+        cons[i].min = -2;
+        cons[i].max = 2;
+      }
+      chain.constraints = cons;
+      chain.rest_positions = rest;
+    }
+    assert_int_equal(t_solve(s, &chain, target, (ik_real)1e-3, 30, &res), IK_OK);
+    if (off_plane(p, n, normal) > T_PLANE_REL * (double)total) {
+      print_error("%s left the plane by %g (case %d, %d joints)\n", t_solver_names[s], off_plane(p, n, normal), k, n);
+      fail();
+    }
+    if (with_hinges) assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_CONSTRAINT_RAD);
+  }
+}
+
+static void fabrik_stays_planar(void **state) { (void)state; check_solver(T_FABRIK, 0); }
+static void ccd_stays_planar(void **state) { (void)state; check_solver(T_CCD, 0); }
+static void dls_stays_planar(void **state) { (void)state; check_solver(T_DLS, 0); }
+static void two_bone_stays_planar(void **state) { (void)state; check_solver(T_TWO_BONE, 0); }
+static void fabrik_with_hinges_stays_planar(void **state) { (void)state; check_solver(T_FABRIK, 1); }
+static void ccd_with_hinges_stays_planar(void **state) { (void)state; check_solver(T_CCD, 1); }
+static void dls_with_hinges_stays_planar(void **state) { (void)state; check_solver(T_DLS, 1); }
+
+/* A folded planar chain unfolds in its own plane. */
+static void folded_planar_chain_unfolds_in_plane(void **state) {
+  int s;
+  (void)state;
+  for (s = 0; s < T_TWO_BONE; s++) {
+    ik_vec3 p[5] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {1, 1, 0}};
+    ik_real len[4] = {1, 1, 1, 1};
+    ik_chain chain;
+    ik_result res;
+    ik_chain_init(&chain, p, 5, len);
+    assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(2, 2, 0), (ik_real)1e-3, 50, &res), IK_OK);
+    assert_near(off_plane(p, 5, ik_vec3_make(0, 0, 1)), 0, 1e-9);
+    assert_near(t_max_length_error(p, len, 5), 0, T_LEN_REL);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(fabrik_stays_planar),
+      cmocka_unit_test(ccd_stays_planar),
+      cmocka_unit_test(dls_stays_planar),
+      cmocka_unit_test(two_bone_stays_planar),
+      cmocka_unit_test(fabrik_with_hinges_stays_planar),
+      cmocka_unit_test(ccd_with_hinges_stays_planar),
+      cmocka_unit_test(dls_with_hinges_stays_planar),
+      cmocka_unit_test(folded_planar_chain_unfolds_in_plane),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/* The pole pass: bend towards the pole without touching lengths, root or tip. */
+#include <string.h>
+
+#include "test_util.h"
+
+static void bends_the_elbow_to_the_pole_side(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_vec3 before[3];
+  ik_pole_job job;
+  (void)state;
+  memcpy(before, q, sizeof q);
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(1, 0, 3));
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 1);
+  assert_vec3_near(q[1], ik_vec3_make(1, 0, 1), T_EPS);
+  assert_memory_equal(&q[0], &before[0], sizeof q[0]);
+  assert_memory_equal(&q[2], &before[2], sizeof q[2]);
+}
+
+static void keeps_lengths_root_and_tip_on_random_chains(void **state) {
+  ik_vec3 q[40], before[40];
+  ik_real l[40];
+  t_rng r = t_rng_make(5);
+  int k;
+  (void)state;
+  for (k = 0; k < 200; k++) {
+    int n = k < 100 ? 3 : t_int(&r, 4, 40);
+    ik_pole_job job;
+    ik_vec3 pole = ik_vec3_scale(t_unit_vector(&r), 10);
+    t_random_chain(&r, q, l, n, 0.1, 2, 1.0);
+    memcpy(before, q, sizeof(ik_vec3) * (size_t)n);
+    ik_pole_job_init(&job, q, n, pole);
+    assert_int_equal(ik_pole_run(&job), IK_OK);
+    assert_near(t_max_length_error(q, l, n), 0, T_LEN_REL * 10);
+    assert_memory_equal(&q[0], &before[0], sizeof q[0]);
+    assert_vec3_near(q[n - 1], before[n - 1], T_EPS * 100);
+    /* With one inner joint the result is exact: the elbow lies in the plane of its
+     * neighbours and the pole, on the pole's side. (With more, each joint turns about an
+     * axis that later joints then move, so no per-joint guarantee holds.) */
+    if (n == 3 && job.turned == 1) {
+      ik_vec3 axis = ik_vec3_normalize(ik_vec3_sub(q[2], q[0]));
+      ik_vec3 elbow_flat = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_sub(q[1], q[0]), axis));
+      ik_vec3 pole_flat = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_sub(pole, q[0]), axis));
+      assert_vec3_near(elbow_flat, pole_flat, 1e-4);
+    }
+  }
+}
+
+static void half_weight_turns_half_way(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_pole_job job;
+  (void)state;
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(1, 0, 3));
+  job.weight = (ik_real)0.5;
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_vec3_near(q[1], ik_vec3_make(1, ik_sqrt(0.5), ik_sqrt(0.5)), T_EPS);
+  job.weight = 0;
+  q[1] = ik_vec3_make(1, 1, 0);
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 0);
+  assert_vec3_near(q[1], ik_vec3_make(1, 1, 0), 0);
+}
+
+static void straight_chain_is_skipped(void **state) {
+  ik_vec3 q[4];
+  ik_pole_job job;
+  (void)state;
+  t_straight_chain(q, 4, 1);
+  ik_pole_job_init(&job, q, 4, ik_vec3_make(1, 5, 0));
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 0);
+  assert_vec3_near(q[1], ik_vec3_make(1, 0, 0), 0);
+}
+
+static void pole_on_the_axis_is_skipped(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_pole_job job;
+  (void)state;
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(7, 0, 0));
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 0);
+  assert_vec3_near(q[1], ik_vec3_make(1, 1, 0), 0);
+}
+
+static void coincident_neighbours_are_skipped(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 0}};
+  ik_pole_job job;
+  (void)state;
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(0, 4, 0));
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 0);
+  assert_true(ik_vec3_is_finite(q[1]));
+}
+
+static void refuses_bad_input_and_changes_nothing(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_vec3 before[3];
+  ik_pole_job job;
+  ik_error err;
+  (void)state;
+  memcpy(before, q, sizeof q);
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(0, (ik_real)NAN, 0));
+  assert_int_equal(ik_pole_validate(&job, &err), IK_E_NOT_FINITE);
+  assert_string_equal(err.field, "pole");
+  assert_int_equal(ik_pole_run(&job), IK_E_NOT_FINITE);
+  assert_memory_equal(q, before, sizeof q);
+  job.pole = ik_vec3_make(0, 0, 1);
+  job.weight = -1;
+  assert_int_equal(ik_pole_run(&job), IK_E_WEIGHT);
+  job.weight = 1;
+  job.count = 1;
+  assert_int_equal(ik_pole_run(&job), IK_E_COUNT);
+  job.count = 3;
+  job.positions = NULL;
+  assert_int_equal(ik_pole_run(&job), IK_E_NULL);
+  assert_memory_equal(q, before, sizeof q);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bends_the_elbow_to_the_pole_side),
+      cmocka_unit_test(keeps_lengths_root_and_tip_on_random_chains),
+      cmocka_unit_test(half_weight_turns_half_way),
+      cmocka_unit_test(straight_chain_is_skipped),
+      cmocka_unit_test(pole_on_the_axis_is_skipped),
+      cmocka_unit_test(coincident_neighbours_are_skipped),
+      cmocka_unit_test(refuses_bad_input_and_changes_nothing),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,139 @@
+/* Properties every solver keeps, over seeded random chains (2 to 100 joints, random
+ * bone lengths) and targets: lengths kept, root fixed, reached exactly when the tip is
+ * within tolerance, reached false only when unreachable, constrained or capped,
+ * constraints never broken, the bend on the pole's side. */
+#include <string.h>
+
+#include "solve_any.h"
+#include "test_util.h"
+
+#define MAXJ 100
+#define CASES 400
+
+typedef struct tally {
+  int solves, reached, capped, unreachable;
+} tally;
+
+static void check_case(t_solver s, t_rng *r, int constrained, tally *t) {
+  ik_vec3 p[MAXJ], rest[MAXJ], root;
+  ik_real len[MAXJ];
+  ik_constraint cons[MAXJ];
+  int n = s == T_TWO_BONE ? 3 : t_int(r, 2, MAXJ);
+  int max_iterations = t_int(r, 1, 60);
+  ik_real total, tolerance, dist;
+  ik_vec3 target;
+  ik_chain chain;
+  ik_result res;
+  int i;
+  t_random_chain(r, p, len, n, 0.05, 2.0, 1.5);
+  memcpy(rest, p, sizeof(ik_vec3) * (size_t)n);
+  total = ik_measure_lengths(p, n, NULL);
+  tolerance = total * (ik_real)1e-4;
+  dist = total * (ik_real)t_uniform(r, 0, 1.3);
+  target = ik_vec3_scale(t_unit_vector(r), dist);
+  root = p[0];
+  ik_chain_init(&chain, p, n, len);
+  if (constrained) {
+    for (i = 0; i + 1 < n; i++) {
+      memset(&cons[i], 0, sizeof cons[i]);
+      cons[i].type = (i % 3 == 2) ? IK_CONSTRAINT_HINGE : IK_CONSTRAINT_CONE;
+      cons[i].angle = (ik_real)t_uniform(r, 0.1, 2.0);
+      /* A hinge's axis lies across its parent bone, as a knee's or elbow's does. */
+      cons[i].axis = ik_vec3_cross(i == 0 ? ik_vec3_sub(rest[1], rest[0]) : ik_vec3_sub(rest[i], rest[i - 1]),
+                                   t_unit_vector(r));
+      cons[i].min = (ik_real)t_uniform(r, -2, 0);
+      cons[i].max = (ik_real)t_uniform(r, 0, 2);
+    }
+    chain.constraints = cons;
+    chain.rest_positions = rest;
+    chain.base_direction = ik_vec3_sub(rest[1], rest[0]);
+  }
+  assert_int_equal(t_solve(s, &chain, target, tolerance, max_iterations, &res), IK_OK);
+
+  if (t_max_length_error(p, len, n) > T_LEN_REL) {
+    print_error("%s: bone length off by %g (relative) on %d joints\n", t_solver_names[s],
+                t_max_length_error(p, len, n), n);
+    fail();
+  }
+  assert_memory_equal(&p[0], &root, sizeof root);
+  assert_near(res.distance, ik_vec3_dist(p[n - 1], target), 0);
+  assert_int_equal(res.reached, res.distance <= tolerance);
+  if (constrained) assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_CONSTRAINT_RAD);
+  /* Not reached: the target is out of reach, the chain constrained, or the cap hit. */
+  if (!res.reached && !constrained && dist < total * (ik_real)0.999 && s != T_TWO_BONE)
+    assert_int_equal(res.iterations, max_iterations);
+  if (!res.reached && s == T_TWO_BONE && dist <= total * (ik_real)0.999 &&
+      dist >= ik_fabs(len[0] - len[1]) * (ik_real)1.001) {
+    print_error("two_bone missed a reachable target by %g\n", (double)res.distance);
+    fail();
+  }
+  t->solves++;
+  t->reached += res.reached;
+  t->capped += !res.reached && res.iterations == max_iterations;
+  t->unreachable += dist >= total;
+}
+
+static void run_solver(t_solver s, int constrained) {
+  t_rng r = t_rng_make(0xC0FFEEu + (uint64_t)s * 31 + (uint64_t)constrained);
+  tally t = {0, 0, 0, 0};
+  int k;
+  for (k = 0; k < CASES; k++) check_case(s, &r, constrained, &t);
+  /* The random mix must actually exercise both outcomes, or the test proves little. */
+  assert_true(t.reached > 0);
+  assert_true(t.reached < t.solves);
+  assert_true(t.unreachable > 0);
+}
+
+static void fabrik_properties(void **state) { (void)state; run_solver(T_FABRIK, 0); }
+static void fabrik_constrained_properties(void **state) { (void)state; run_solver(T_FABRIK, 1); }
+static void ccd_properties(void **state) { (void)state; run_solver(T_CCD, 0); }
+static void ccd_constrained_properties(void **state) { (void)state; run_solver(T_CCD, 1); }
+static void dls_properties(void **state) { (void)state; run_solver(T_DLS, 0); }
+static void dls_constrained_properties(void **state) { (void)state; run_solver(T_DLS, 1); }
+static void two_bone_properties(void **state) { (void)state; run_solver(T_TWO_BONE, 0); }
+
+/* With a pole, a limb bends to the pole's side, whatever the solver. */
+static void bend_is_on_the_pole_side(void **state) {
+  t_rng r = t_rng_make(99);
+  int s, k;
+  (void)state;
+  for (s = 0; s < T_SOLVER_COUNT; s++) {
+    for (k = 0; k < 200; k++) {
+      ik_vec3 p[3], axis, elbow_flat, pole_flat;
+      ik_real len[2];
+      ik_chain chain;
+      ik_result res;
+      ik_vec3 target, pole;
+      t_random_chain(&r, p, len, 3, 0.5, 1.5, 2.0);
+      target = ik_vec3_scale(t_unit_vector(&r), (len[0] + len[1]) * (ik_real)t_uniform(&r, 0.3, 0.9));
+      if (ik_vec3_dist(target, ik_vec3_zero()) < ik_fabs(len[0] - len[1]) * (ik_real)1.2) continue;
+      pole = ik_vec3_add(ik_vec3_scale(target, (ik_real)0.5), ik_vec3_scale(t_unit_vector(&r), 3));
+      ik_chain_init(&chain, p, 3, len);
+      chain.has_pole = 1;
+      chain.pole = pole;
+      assert_int_equal(t_solve((t_solver)s, &chain, target, (ik_real)1e-4, 100, &res), IK_OK);
+      axis = ik_vec3_normalize(ik_vec3_sub(p[2], p[0]));
+      elbow_flat = ik_vec3_project_on_plane(p[1], axis);
+      pole_flat = ik_vec3_project_on_plane(pole, axis);
+      if (ik_vec3_len2(pole_flat) < (ik_real)0.01) continue; /* pole on the axis: no side */
+      if (!(ik_vec3_dot(elbow_flat, pole_flat) > 0)) {
+        print_error("%s bent away from the pole (case %d)\n", t_solver_names[s], k);
+        fail();
+      }
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(fabrik_properties),
+      cmocka_unit_test(fabrik_constrained_properties),
+      cmocka_unit_test(ccd_properties),
+      cmocka_unit_test(ccd_constrained_properties),
+      cmocka_unit_test(dls_properties),
+      cmocka_unit_test(dls_constrained_properties),
+      cmocka_unit_test(two_bone_properties),
+      cmocka_unit_test(bend_is_on_the_pole_side),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

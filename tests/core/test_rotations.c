@@ -1,0 +1,576 @@
+/* Solved positions to rotations: bones point where the solver put them, twist survives,
+ * weight blends, the tip can match a target, twist limits hold, lengths never change,
+ * and the job protocol (validation, refused runs change nothing). */
+#include <string.h>
+
+#include "test_util.h"
+
+#define MAXJ 16
+
+/* Rotations compose down the chain, so a float build gathers a little more rounding
+ * than one quaternion product. */
+#ifdef IK_REAL_FLOAT
+#define T_ROT 2e-4
+#else
+#define T_ROT 1e-9
+#endif
+
+typedef struct fixture {
+  int count;
+  ik_vec3 before_ws[MAXJ];
+  ik_vec3 solved_ws[MAXJ];
+  ik_quat rot_old_ws[MAXJ]; /* the input, kept for comparison */
+  ik_quat rot_ws[MAXJ];     /* in/out */
+  ik_real limits[MAXJ];
+  ik_rotations_job job;
+} fixture;
+
+/* A random chain, random world rotations and a random solved chain with the same root
+ * (solved bone lengths differ: only directions count). */
+static void random_fixture(fixture *f, t_rng *r, int count) {
+  ik_real lengths[MAXJ];
+  int i;
+  f->count = count;
+  t_random_chain(r, f->before_ws, lengths, count, 0.2, 2.0, 2.5);
+  t_random_chain(r, f->solved_ws, lengths, count, 0.2, 2.0, 2.5);
+  for (i = 0; i < count; i++) {
+    f->rot_old_ws[i] = t_unit_quat(r);
+    f->rot_ws[i] = f->rot_old_ws[i];
+    f->limits[i] = 10;
+  }
+  ik_rotations_job_init(&f->job, count, f->before_ws, f->solved_ws, f->rot_ws);
+}
+
+/* A valid 4-joint job the validation tests break one field at a time. */
+static void small_fixture(fixture *f) {
+  t_rng r = t_rng_make(11);
+  random_fixture(f, &r, 4);
+}
+
+static ik_vec3 bone_ws(const ik_vec3 *p, int i) { return ik_vec3_sub(p[i + 1], p[i]); }
+
+/* Bone i in joint i's own frame: fixed however the joint turns. */
+static ik_vec3 bone_ls(const fixture *f, int i) {
+  return ik_quat_rotate(ik_quat_conjugate(f->rot_old_ws[i]), bone_ws(f->before_ws, i));
+}
+
+/* How joint i turned relative to its parent, in its own frame: inv(local_old) * local_new
+ * with local = inv(parent) * rot; joint 0's parent is the base (identity by default). */
+static ik_quat local_delta(const fixture *f, int i) {
+  const ik_quat parent_old = i == 0 ? f->job.base_rotation_before : f->rot_old_ws[i - 1];
+  const ik_quat parent_new = i == 0 ? f->job.base_rotation : f->rot_ws[i - 1];
+  const ik_quat local_old = ik_quat_mul(ik_quat_conjugate(parent_old), f->rot_old_ws[i]);
+  const ik_quat local_new = ik_quat_mul(ik_quat_conjugate(parent_new), f->rot_ws[i]);
+  return ik_quat_mul(ik_quat_conjugate(local_old), local_new);
+}
+
+/* Twist of joint i about its bone (the tip: its parent's bone), relative to its parent
+ * and to the input pose. */
+static ik_real local_twist(const fixture *f, int i) {
+  const int bone = i < f->count - 1 ? i : i - 1;
+  const ik_vec3 axis_ls =
+      ik_vec3_normalize(ik_quat_rotate(ik_quat_conjugate(f->rot_old_ws[i]), bone_ws(f->before_ws, bone)));
+  return ik_quat_twist_angle(local_delta(f, i), axis_ls);
+}
+
+static void assert_unit_rotations(const fixture *f) {
+  int i;
+  for (i = 0; i < f->count; i++) assert_near(ik_quat_dot(f->rot_ws[i], f->rot_ws[i]), 1, T_EPS);
+}
+
+/* ---- defaults ---- */
+
+static void init_sets_the_documented_defaults(void **state) {
+  fixture f;
+  (void)state;
+  small_fixture(&f);
+  assert_int_equal(f.job.count, 4);
+  assert_ptr_equal(f.job.positions_before, f.before_ws);
+  assert_ptr_equal(f.job.positions_solved, f.solved_ws);
+  assert_ptr_equal(f.job.rotations, f.rot_ws);
+  assert_true(f.job.weight == 1);
+  assert_int_equal(f.job.match_tip_rotation, 0);
+  assert_quat_near(f.job.tip_rotation, ik_quat_identity(), 0);
+  assert_null(f.job.twist_limits);
+  assert_quat_near(f.job.base_rotation_before, ik_quat_identity(), 0);
+  assert_quat_near(f.job.base_rotation, ik_quat_identity(), 0);
+}
+
+/* ---- the main property ---- */
+
+static void new_rotations_point_old_bones_at_solved_directions(void **state) {
+  t_rng r = t_rng_make(101);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 2000; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_unit_rotations(&f);
+    for (i = 0; i + 1 < f.count; i++) {
+      const ik_vec3 turned_ws = ik_quat_rotate(f.rot_ws[i], bone_ls(&f, i));
+      assert_vec3_near(ik_vec3_normalize(turned_ws), ik_vec3_normalize(bone_ws(f.solved_ws, i)), T_ROT);
+    }
+  }
+}
+
+static void solved_equal_to_before_changes_nothing(void **state) {
+  t_rng r = t_rng_make(102);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    f.job.positions_solved = f.before_ws;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    for (i = 0; i < f.count; i++) assert_quat_near(f.rot_ws[i], f.rot_old_ws[i], T_ROT);
+  }
+}
+
+/* Each joint turns by the minimal rotation after inheriting: relative to its parent it
+ * never spins about its own bone, so the animation's twist survives. */
+static void no_twist_is_added_about_any_bone(void **state) {
+  t_rng r = t_rng_make(103);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 2000; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    f.job.weight = (ik_real)t_uniform(&r, 0.05, 1);
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    for (i = 0; i < f.count; i++) assert_near(local_twist(&f, i), 0, T_ROT);
+    /* The tip, without match_tip_rotation, keeps its local rotation entirely. */
+    assert_quat_near(local_delta(&f, f.count - 1), ik_quat_identity(), T_ROT);
+  }
+}
+
+/* A chain turned rigidly about an axis across its first bone (so the minimal turn of
+ * bone 0 is that turn): every joint turns by it, and every later bone is then already
+ * where it was solved, so nothing else changes. */
+static void a_rigid_turn_turns_every_joint(void **state) {
+  t_rng r = t_rng_make(104);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    fixture f;
+    ik_quat turn;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    /* Up to just short of a half turn: exactly opposite bones have no unique turn. */
+    turn = ik_quat_axis_angle(ik_vec3_cross(bone_ws(f.before_ws, 0), t_unit_vector(&r)),
+                              (ik_real)t_uniform(&r, -3.0, 3.0));
+    for (i = 0; i < f.count; i++) f.solved_ws[i] = ik_quat_rotate(turn, f.before_ws[i]);
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    for (i = 0; i < f.count - 1; i++)
+      assert_quat_near(f.rot_ws[i], ik_quat_mul(turn, f.rot_old_ws[i]), T_ROT);
+    /* The tip has no bone: it follows its parent's turn. */
+    assert_quat_near(f.rot_ws[f.count - 1], ik_quat_mul(turn, f.rot_old_ws[f.count - 1]), T_ROT);
+  }
+}
+
+/* ---- weight ---- */
+
+static void weight_zero_leaves_rotations_bit_identical(void **state) {
+  t_rng r = t_rng_make(105);
+  int k;
+  (void)state;
+  for (k = 0; k < 200; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    f.job.weight = 0;
+    f.job.match_tip_rotation = k & 1;
+    f.job.tip_rotation = t_unit_quat(&r);
+    f.job.twist_limits = (k & 2) ? f.limits : NULL;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_memory_equal(f.rot_ws, f.rot_old_ws, sizeof(ik_quat) * (size_t)f.count);
+  }
+}
+
+static void half_weight_turns_a_single_bone_half_way(void **state) {
+  t_rng r = t_rng_make(106);
+  int k;
+  (void)state;
+  for (k = 0; k < 1000; k++) {
+    fixture f;
+    ik_vec3 old_dir, solved_dir, half_dir;
+    ik_real angle;
+    random_fixture(&f, &r, 2);
+    f.job.weight = 0.5;
+    old_dir = ik_vec3_normalize(bone_ws(f.before_ws, 0));
+    solved_dir = ik_vec3_normalize(bone_ws(f.solved_ws, 0));
+    angle = ik_vec3_angle(old_dir, solved_dir);
+    if (angle > (ik_real)3.1) continue; /* nearly opposite: the half-way plane is ill-defined */
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_near(ik_quat_angle_between(f.rot_old_ws[0], f.rot_ws[0]), angle / 2, T_ROT);
+    half_dir = ik_vec3_normalize(ik_quat_rotate(f.rot_ws[0], bone_ls(&f, 0)));
+    assert_near(ik_vec3_angle(old_dir, half_dir), angle / 2, T_ROT);
+    assert_near(ik_vec3_angle(half_dir, solved_dir), angle / 2, T_ROT);
+  }
+}
+
+static void half_weight_on_a_known_case(void **state) {
+  fixture f;
+  (void)state;
+  small_fixture(&f);
+  f.count = f.job.count = 2;
+  f.before_ws[0] = ik_vec3_zero();
+  f.before_ws[1] = ik_vec3_make(0, 0, 2);
+  f.solved_ws[0] = ik_vec3_zero();
+  f.solved_ws[1] = ik_vec3_make(5, 0, 0); /* +Z to +X: 90 degrees about +Y */
+  f.rot_ws[0] = f.rot_old_ws[0] = ik_quat_identity();
+  f.rot_ws[1] = f.rot_old_ws[1] = ik_quat_identity();
+  f.job.weight = 0.5;
+  assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+  assert_quat_near(f.rot_ws[0], ik_quat_axis_angle(ik_vec3_make(0, 1, 0), IK_PI / 4), T_EPS);
+  assert_quat_near(f.rot_ws[1], f.rot_ws[0], T_EPS); /* the tip inherits */
+}
+
+/* ---- tip rotation ---- */
+
+static void tip_takes_the_target_rotation(void **state) {
+  t_rng r = t_rng_make(107);
+  int k;
+  (void)state;
+  for (k = 0; k < 1000; k++) {
+    fixture f;
+    int tip;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    tip = f.count - 1;
+    f.job.match_tip_rotation = 1;
+    f.job.tip_rotation = t_unit_quat(&r);
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_quat_near(f.rot_ws[tip], f.job.tip_rotation, T_ROT);
+  }
+}
+
+static void tip_rotation_blends_by_weight(void **state) {
+  t_rng r = t_rng_make(108);
+  int k;
+  (void)state;
+  for (k = 0; k < 1000; k++) {
+    fixture f;
+    ik_quat inherited_ws;
+    ik_real full;
+    int tip;
+    random_fixture(&f, &r, t_int(&r, 2, 6));
+    tip = f.count - 1;
+    f.job.positions_solved = f.before_ws; /* nothing moves: the tip inherits its input */
+    f.job.match_tip_rotation = 1;
+    f.job.tip_rotation = t_unit_quat(&r);
+    f.job.weight = (ik_real)t_uniform(&r, 0, 1);
+    inherited_ws = f.rot_old_ws[tip];
+    full = ik_quat_angle_between(inherited_ws, f.job.tip_rotation);
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_near(ik_quat_angle_between(inherited_ws, f.rot_ws[tip]), full * f.job.weight, T_ROT);
+    assert_near(ik_quat_angle_between(f.rot_ws[tip], f.job.tip_rotation), full * (1 - f.job.weight), T_ROT);
+  }
+}
+
+/* ---- twist limits ---- */
+
+static void twist_limit_cuts_a_quarter_turn_to_the_limit(void **state) {
+  t_rng r = t_rng_make(109);
+  int k;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    fixture f;
+    ik_vec3 axis_ws;
+    ik_real sign = (k & 1) ? 1 : -1;
+    int tip;
+    random_fixture(&f, &r, t_int(&r, 2, 8));
+    tip = f.count - 1;
+    f.job.positions_solved = f.before_ws;
+    axis_ws = ik_vec3_normalize(bone_ws(f.before_ws, tip - 1));
+    f.job.match_tip_rotation = 1;
+    f.job.tip_rotation = ik_quat_mul(ik_quat_axis_angle(axis_ws, sign * IK_PI / 2), f.rot_old_ws[tip]);
+    f.limits[tip] = (ik_real)0.3;
+    f.job.twist_limits = f.limits;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_near(local_twist(&f, tip), sign * (ik_real)0.3, T_ROT);
+    /* A pure twist target: the result is that twist, cut back, and nothing else. */
+    assert_quat_near(f.rot_ws[tip],
+                     ik_quat_mul(ik_quat_axis_angle(axis_ws, sign * (ik_real)0.3), f.rot_old_ws[tip]), T_ROT);
+  }
+}
+
+static void twist_within_the_limit_is_left_alone(void **state) {
+  t_rng r = t_rng_make(110);
+  int k;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    fixture f;
+    int tip;
+    random_fixture(&f, &r, t_int(&r, 2, 8));
+    tip = f.count - 1;
+    f.job.match_tip_rotation = 1;
+    f.job.tip_rotation = t_unit_quat(&r);
+    f.limits[tip] = 4; /* above pi: never binds */
+    f.job.twist_limits = f.limits;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_quat_near(f.rot_ws[tip], f.job.tip_rotation, T_ROT);
+  }
+}
+
+/* A random tip target twists and swings: the twist is capped, the swing kept. */
+static void twist_limits_hold_for_random_tip_targets(void **state) {
+  t_rng r = t_rng_make(111);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 2000; k++) {
+    fixture f;
+    int tip;
+    ik_real twist_free;
+    random_fixture(&f, &r, t_int(&r, 2, 8));
+    tip = f.count - 1;
+    for (i = 0; i < f.count; i++) f.limits[i] = (ik_real)t_uniform(&r, 0, 1.5);
+    f.job.match_tip_rotation = 1;
+    f.job.tip_rotation = t_unit_quat(&r);
+    /* The twist the tip would take without a limit. */
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    twist_free = local_twist(&f, tip);
+    memcpy(f.rot_ws, f.rot_old_ws, sizeof f.rot_ws);
+    f.job.twist_limits = f.limits;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_unit_rotations(&f);
+    for (i = 0; i < f.count; i++) assert_true(ik_fabs(local_twist(&f, i)) <= f.limits[i] + (ik_real)T_ROT);
+    assert_near(local_twist(&f, tip), ik_clamp(twist_free, -f.limits[tip], f.limits[tip]), T_ROT);
+    /* The limit only spins the tip about its bone; the bones still point as solved. */
+    for (i = 0; i + 1 < f.count; i++) {
+      const ik_vec3 turned_ws = ik_quat_rotate(f.rot_ws[i], bone_ls(&f, i));
+      assert_vec3_near(ik_vec3_normalize(turned_ws), ik_vec3_normalize(bone_ws(f.solved_ws, i)), T_ROT);
+    }
+  }
+}
+
+/* Bones turned by the minimal rotation add no twist, so even zero limits leave them
+ * pointing exactly as solved. */
+static void zero_limits_do_not_stop_bones_turning(void **state) {
+  t_rng r = t_rng_make(112);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 1000; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    for (i = 0; i < f.count; i++) f.limits[i] = 0;
+    f.job.twist_limits = f.limits;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    for (i = 0; i + 1 < f.count; i++) {
+      const ik_vec3 turned_ws = ik_quat_rotate(f.rot_ws[i], bone_ls(&f, i));
+      assert_vec3_near(ik_vec3_normalize(turned_ws), ik_vec3_normalize(bone_ws(f.solved_ws, i)), T_ROT);
+    }
+  }
+}
+
+/* ---- base rotation ---- */
+
+/* Joint 0 inherits its parent's turn like every other joint (its local rotation is
+ * kept), and twist_limits[0] is measured against that parent. */
+static void joint_zero_follows_the_base_rotation(void **state) {
+  t_rng r = t_rng_make(113);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 500; k++) {
+    fixture f;
+    ik_quat base_turn;
+    random_fixture(&f, &r, t_int(&r, 2, 8));
+    f.job.base_rotation_before = t_unit_quat(&r);
+    base_turn = t_unit_quat(&r);
+    f.job.base_rotation = ik_quat_mul(base_turn, f.job.base_rotation_before);
+    /* The whole chain carried by the base: every joint turns with it. */
+    for (i = 0; i < f.count; i++) f.solved_ws[i] = ik_quat_rotate(base_turn, f.before_ws[i]);
+    for (i = 0; i < f.count; i++) f.limits[i] = 0;
+    f.job.twist_limits = f.limits;
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    for (i = 0; i < f.count; i++)
+      assert_quat_near(f.rot_ws[i], ik_quat_mul(base_turn, f.rot_old_ws[i]), T_ROT);
+  }
+}
+
+/* ---- lengths ---- */
+
+/* Solved bones of any length: the rotations carry the old bones, so positions derived
+ * from them keep the old lengths and take the solved directions. */
+static void bone_lengths_cannot_change(void **state) {
+  t_rng r = t_rng_make(114);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 1000; k++) {
+    fixture f;
+    ik_vec3 derived_ws[MAXJ];
+    random_fixture(&f, &r, t_int(&r, 2, 10));
+    /* Stretch and squash the solved bones. */
+    {
+      ik_vec3 prev_ws = f.solved_ws[0];
+      for (i = 0; i + 1 < f.count; i++) {
+        const ik_vec3 b = ik_vec3_sub(f.solved_ws[i + 1], prev_ws);
+        prev_ws = f.solved_ws[i + 1];
+        f.solved_ws[i + 1] = ik_vec3_madd(f.solved_ws[i], b, (ik_real)t_uniform(&r, 0.3, 3.0));
+      }
+    }
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    derived_ws[0] = f.before_ws[0];
+    for (i = 0; i + 1 < f.count; i++) {
+      derived_ws[i + 1] = ik_vec3_add(derived_ws[i], ik_quat_rotate(f.rot_ws[i], bone_ls(&f, i)));
+      assert_near(ik_vec3_dist(derived_ws[i + 1], derived_ws[i]),
+                  ik_vec3_dist(f.before_ws[i + 1], f.before_ws[i]), T_ROT);
+      assert_vec3_near(ik_vec3_normalize(ik_vec3_sub(derived_ws[i + 1], derived_ws[i])),
+                       ik_vec3_normalize(bone_ws(f.solved_ws, i)), T_ROT);
+    }
+  }
+}
+
+/* ---- degenerate input ---- */
+
+static void zero_solved_bone_keeps_the_inherited_direction(void **state) {
+  fixture f;
+  int i;
+  (void)state;
+  small_fixture(&f);
+  f.solved_ws[2] = f.solved_ws[1]; /* bone 1 has no solved direction */
+  assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+  for (i = 0; i < f.count; i++) assert_true(ik_quat_is_finite(f.rot_ws[i]));
+  assert_unit_rotations(&f);
+  assert_quat_near(local_delta(&f, 1), ik_quat_identity(), T_ROT);
+}
+
+static void non_unit_input_rotations_give_unit_output(void **state) {
+  t_rng r = t_rng_make(115);
+  int k, i;
+  (void)state;
+  for (k = 0; k < 200; k++) {
+    fixture f;
+    random_fixture(&f, &r, t_int(&r, 2, 8));
+    for (i = 0; i < f.count; i++) {
+      const ik_real s = (ik_real)t_uniform(&r, 0.5, 2);
+      f.rot_ws[i] = ik_quat_make(f.rot_ws[i].x * s, f.rot_ws[i].y * s, f.rot_ws[i].z * s, f.rot_ws[i].w * s);
+    }
+    assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+    assert_unit_rotations(&f);
+    for (i = 0; i + 1 < f.count; i++) {
+      const ik_vec3 turned_ws = ik_quat_rotate(f.rot_ws[i], bone_ls(&f, i));
+      assert_vec3_near(ik_vec3_normalize(turned_ws), ik_vec3_normalize(bone_ws(f.solved_ws, i)), T_ROT);
+    }
+  }
+}
+
+/* ---- the job protocol ---- */
+
+static void expect_refused(fixture *f, ik_status status, const char *field, int index) {
+  ik_error err;
+  ik_quat saved[MAXJ];
+  memcpy(saved, f->rot_ws, sizeof saved);
+  err.status = IK_OK;
+  err.field = NULL;
+  err.index = -2;
+  assert_int_equal(ik_rotations_validate(&f->job, &err), status);
+  assert_int_equal(err.status, status);
+  assert_non_null(err.field);
+  assert_string_equal(err.field, field);
+  assert_int_equal(err.index, index);
+  assert_int_equal(ik_rotations_validate(&f->job, NULL), status);
+  assert_int_equal(ik_rotations_run(&f->job), status);
+  assert_memory_equal(f->rot_ws, saved, sizeof saved);
+}
+
+static void validation_names_the_field_and_index(void **state) {
+  fixture f;
+  ik_error err;
+  const ik_real nan = (ik_real)NAN, inf = (ik_real)INFINITY;
+  (void)state;
+
+  small_fixture(&f);
+  assert_int_equal(ik_rotations_validate(&f.job, &err), IK_OK);
+  assert_int_equal(err.status, IK_OK);
+  assert_int_equal(ik_rotations_validate(NULL, &err), IK_E_NULL);
+  assert_int_equal(ik_rotations_run(NULL), IK_E_NULL);
+
+  small_fixture(&f), f.job.positions_before = NULL;
+  expect_refused(&f, IK_E_NULL, "positions_before", -1);
+  small_fixture(&f), f.job.positions_solved = NULL;
+  expect_refused(&f, IK_E_NULL, "positions_solved", -1);
+  small_fixture(&f), f.job.rotations = NULL;
+  expect_refused(&f, IK_E_NULL, "rotations", -1);
+
+  small_fixture(&f), f.job.count = 1;
+  expect_refused(&f, IK_E_COUNT, "count", -1);
+  small_fixture(&f), f.job.count = 0;
+  expect_refused(&f, IK_E_COUNT, "count", -1);
+  small_fixture(&f), f.job.count = -3;
+  expect_refused(&f, IK_E_COUNT, "count", -1);
+
+  small_fixture(&f), f.before_ws[2].y = nan;
+  expect_refused(&f, IK_E_NOT_FINITE, "positions_before", 2);
+  small_fixture(&f), f.solved_ws[3].z = inf;
+  expect_refused(&f, IK_E_NOT_FINITE, "positions_solved", 3);
+  small_fixture(&f), f.rot_ws[1].w = nan;
+  expect_refused(&f, IK_E_NOT_FINITE, "rotations", 1);
+  small_fixture(&f), f.job.weight = nan;
+  expect_refused(&f, IK_E_NOT_FINITE, "weight", -1);
+  small_fixture(&f), f.job.tip_rotation.x = -inf;
+  expect_refused(&f, IK_E_NOT_FINITE, "tip_rotation", -1);
+  small_fixture(&f), f.job.base_rotation_before.y = nan;
+  expect_refused(&f, IK_E_NOT_FINITE, "base_rotation_before", -1);
+  small_fixture(&f), f.job.base_rotation.z = inf;
+  expect_refused(&f, IK_E_NOT_FINITE, "base_rotation", -1);
+  small_fixture(&f), f.before_ws[1].x = IK_REAL_MAX_COORD * 10;
+  expect_refused(&f, IK_E_RANGE, "positions_before", 1);
+
+  small_fixture(&f), f.before_ws[2] = f.before_ws[1];
+  expect_refused(&f, IK_E_BONE_LENGTH, "positions_before", 1);
+  small_fixture(&f), f.before_ws[3] = f.before_ws[2];
+  expect_refused(&f, IK_E_BONE_LENGTH, "positions_before", 2);
+
+  small_fixture(&f), f.job.weight = (ik_real)-0.01;
+  expect_refused(&f, IK_E_WEIGHT, "weight", -1);
+  small_fixture(&f), f.job.weight = (ik_real)1.01;
+  expect_refused(&f, IK_E_WEIGHT, "weight", -1);
+
+  small_fixture(&f), f.job.twist_limits = f.limits, f.limits[2] = (ik_real)-0.1;
+  expect_refused(&f, IK_E_TWIST_LIMIT, "twist_limits", 2);
+  small_fixture(&f), f.job.twist_limits = f.limits, f.limits[0] = nan;
+  expect_refused(&f, IK_E_TWIST_LIMIT, "twist_limits", 0);
+  small_fixture(&f), f.job.twist_limits = f.limits, f.limits[3] = inf;
+  expect_refused(&f, IK_E_TWIST_LIMIT, "twist_limits", 3);
+}
+
+/* Boundary values are accepted. */
+static void boundary_values_are_accepted(void **state) {
+  fixture f;
+  (void)state;
+  small_fixture(&f), f.job.weight = 0;
+  assert_int_equal(ik_rotations_validate(&f.job, NULL), IK_OK);
+  small_fixture(&f), f.job.weight = 1;
+  assert_int_equal(ik_rotations_validate(&f.job, NULL), IK_OK);
+  small_fixture(&f), f.job.twist_limits = f.limits, f.limits[0] = 0;
+  assert_int_equal(ik_rotations_validate(&f.job, NULL), IK_OK);
+  /* A moved solved joint on top of its neighbour is fine: only before-bones must exist. */
+  small_fixture(&f), f.solved_ws[2] = f.solved_ws[1];
+  assert_int_equal(ik_rotations_validate(&f.job, NULL), IK_OK);
+  small_fixture(&f), f.job.count = 2;
+  assert_int_equal(ik_rotations_run(&f.job), IK_OK);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(init_sets_the_documented_defaults),
+      cmocka_unit_test(new_rotations_point_old_bones_at_solved_directions),
+      cmocka_unit_test(solved_equal_to_before_changes_nothing),
+      cmocka_unit_test(no_twist_is_added_about_any_bone),
+      cmocka_unit_test(a_rigid_turn_turns_every_joint),
+      cmocka_unit_test(weight_zero_leaves_rotations_bit_identical),
+      cmocka_unit_test(half_weight_turns_a_single_bone_half_way),
+      cmocka_unit_test(half_weight_on_a_known_case),
+      cmocka_unit_test(tip_takes_the_target_rotation),
+      cmocka_unit_test(tip_rotation_blends_by_weight),
+      cmocka_unit_test(twist_limit_cuts_a_quarter_turn_to_the_limit),
+      cmocka_unit_test(twist_within_the_limit_is_left_alone),
+      cmocka_unit_test(twist_limits_hold_for_random_tip_targets),
+      cmocka_unit_test(zero_limits_do_not_stop_bones_turning),
+      cmocka_unit_test(joint_zero_follows_the_base_rotation),
+      cmocka_unit_test(bone_lengths_cannot_change),
+      cmocka_unit_test(zero_solved_bone_keeps_the_inherited_direction),
+      cmocka_unit_test(non_unit_input_rotations_give_unit_output),
+      cmocka_unit_test(validation_names_the_field_and_index),
+      cmocka_unit_test(boundary_values_are_accepted),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
