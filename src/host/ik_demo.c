@@ -69,15 +69,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: --frames and --every must be at least 1\n", argv[0]);
     return 2;
   }
-  for (i = 0; i < 5; i++) arm_rest[i] = arm[i] = ik_vec3_make((ik_real)(-3.5 + 0.8 * i), 1, 0);
+  for (i = 0; i < 5; i++) arm_rest[i] = arm[i] = ik_vec3_make((ik_real)(-3.2 + 0.9 * i), (ik_real)0.5, 0);
   ik_measure_lengths(arm, 5, arm_len);
   memset(arm_cons, 0, sizeof arm_cons);
   arm_cons[0].type = IK_CONSTRAINT_CONE; /* shoulder: within 80 degrees of "forward" */
   arm_cons[0].angle = (ik_real)1.4;
   arm_cons[2].type = IK_CONSTRAINT_HINGE; /* elbow: bends one way only */
   arm_cons[2].axis = ik_vec3_make(0, 0, 1);
-  arm_cons[2].min = 0;
-  arm_cons[2].max = (ik_real)2.6;
+  arm_cons[2].min = (ik_real)-2.6; /* clockwise: the elbow stays up, on the pole's side */
+  arm_cons[2].max = 0;
   ik_chain_init(&chain, arm, 5, arm_len);
   chain.constraints = arm_cons;
   chain.rest_positions = arm_rest;
@@ -90,12 +90,13 @@ int main(int argc, char **argv) {
 
   for (f = 0; f < frames; f++) {
     double t = f / 60.0;
-    ik_vec3 hand = ik_vec3_make((ik_real)(-1.2 + 1.3 * sin(t * 1.7)), (ik_real)(0.6 + 1.2 * sin(t * 3.4)), 0);
+    ik_vec3 hand = ik_vec3_make((ik_real)(-1.2 + 1.3 * sin(t * 1.7)), (ik_real)(0.9 + 0.9 * sin(t * 3.4)), 0);
     ik_vec3 foot = ik_vec3_make((ik_real)(2 + 0.8 * cos(t * 2)), (ik_real)(-1.6 + 0.3 * sin(t * 2)), 0);
     ik_fabrik_job arm_job;
     ik_two_bone_job leg_job;
     double t0;
     ik_fabrik_job_init(&arm_job, &chain, hand);
+    arm_job.max_iterations = 30;
     ik_two_bone_job_init(&leg_job, leg, foot);
     leg_job.has_pole = 1;
     leg_job.pole = ik_vec3_make(4, -1, 0);
