@@ -34,9 +34,7 @@ void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target) {
   job->target = target;
   job->tolerance = (ik_real)1e-3;
   job->max_iterations = 10;
-  job->result.reached = 0;
-  job->result.iterations = 0;
-  job->result.distance = 0;
+  ik__result_init(&job->result);
 }
 
 ik_status ik_ccd_validate(const ik_ccd_job *job, ik_error *err) {
@@ -75,16 +73,17 @@ static ik_quat joint_turn(const ik_vec3 *p, int i, ik_vec3 to_tip, ik_vec3 to_ta
   return ik_quat_from_to(to_tip, to_target); /* straight there: no plane to keep */
 }
 
-/* One CCD sweep, tip to root. Returns the largest single move of the tip, which the
- * caller compares with the distance left to detect a stall. `tiny_len2` is the
- * squared distance below which a joint has no direction to aim from or at. */
+/* One CCD sweep, joint `first` down to the root (a full sweep starts at count - 2, the
+ * joint nearest the tip). Returns the largest single move of the tip, which the caller
+ * compares with the distance left to detect a stall. `tiny_len2` is the squared
+ * distance below which a joint has no direction to aim from or at. */
 static ik_real ccd_sweep(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir, ik_vec3 plane_n,
-                         ik_real tiny_len2) {
+                         ik_real tiny_len2, int first) {
   ik_vec3 *p = chain->positions;
   const int count = chain->count;
   ik_real max_step_len2 = 0;
   int i;
-  for (i = count - 2; i >= 0; i--) {
+  for (i = first; i >= 0; i--) {
     ik_vec3 tip_ws = p[count - 1];
     ik_vec3 to_tip = ik_vec3_sub(tip_ws, p[i]);
     ik_vec3 to_target = ik_vec3_sub(target, p[i]);
@@ -106,7 +105,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   ik_status st = ik_ccd_validate(job, NULL);
   ik_vec3 root_ws, root_dir, plane_n;
   ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len;
-  int constrained, may_unstall, iterations = 0, stalls = 0;
+  int kinds, may_unstall, iterations = 0, stalls = 0;
   if (st != IK_OK) return st;
 
   ik__prepare_lengths(chain);
@@ -114,7 +113,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   root_dir = ik__root_fallback(chain, job->target);
   total_len = ik__total_length(chain);
   tolerance_len2 = job->tolerance * job->tolerance;
-  constrained = ik__has_constraints(chain);
+  kinds = ik__constraint_kinds(chain);
   /* Scale-relative: positions carry rounding of about epsilon times the chain's size,
    * and a direction made of rounding noise is no direction. */
   tiny_len2 = (16 * IK_REAL_EPSILON * total_len) * (16 * IK_REAL_EPSILON * total_len);
@@ -126,33 +125,36 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
 
   if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
-    ik__lay_straight(chain, job->target);
+    ik__lay_straight(chain, job->target, kinds);
   } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
     /* Settle: the sweeps turn bones, so each must have its length and a direction. */
-    ik__constrained_pass(chain, root_dir);
+    ik__constrained_pass(chain, root_dir, kinds);
     /* Fixed for the solve: turns about a fixed axis keep every point's height over the
      * plane exactly, so rounding cannot feed back into the axis. Re-found only when
      * something other than a turn moved the chain. */
     plane_n = ik__plane_normal(p, count, job->target, total_len);
     while (iterations < job->max_iterations) {
       ik_real err_len = ik_vec3_dist(p[count - 1], job->target);
-      ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2);
+      ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, count - 2);
       iterations++;
-      /* Stalled: bend, then sweep again so that the iteration still ends with a sweep. */
+      /* Stalled: bend, then sweep again so that the iteration still ends with a sweep:
+       * only the joints before the bend, which turn it as a whole to aim the tip. The
+       * bent joint and those after it lie on the line to the target, and would aim the
+       * tip along it, straight again. */
       if (may_unstall && err_len > stall_floor_len && step_len < CCD_STALL_FRACTION * err_len) {
-        ik__unstall(chain, root_dir, stalls++);
+        const int bent = ik__unstall(chain, root_dir, stalls++);
         plane_n = ik__plane_normal(p, count, job->target, total_len);
-        ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2);
+        ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, bent - 1);
       }
-      if (constrained) {
-        ik__constrained_pass(chain, root_dir);
+      if (kinds) {
+        ik__constrained_pass(chain, root_dir, kinds);
         plane_n = ik__plane_normal(p, count, job->target, total_len);
       }
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
     }
   }
 
-  ik__finish_with_pole(chain, root_dir);
+  ik__finish_with_pole(chain, root_dir, kinds);
   ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
   return IK_OK;
 }

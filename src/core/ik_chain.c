@@ -49,6 +49,28 @@ ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index)
   return st;
 }
 
+ik_status ik__check_quat(ik_quat q, ik_error *err, const char *field, int index) {
+  ik_status st = ik__check_real(q.x, err, field, index);
+  if (st == IK_OK) st = ik__check_real(q.y, err, field, index);
+  if (st == IK_OK) st = ik__check_real(q.z, err, field, index);
+  if (st == IK_OK) st = ik__check_real(q.w, err, field, index);
+  return st;
+}
+
+void ik__result_init(ik_result *result) {
+  result->reached = 0;
+  result->iterations = 0;
+  result->distance = 0;
+}
+
+ik_status ik__check_reach(ik_vec3 root, ik_real total_len, ik_error *err, const char *field) {
+  ik_real root_max = ik_fabs(root.x);
+  if (ik_fabs(root.y) > root_max) root_max = ik_fabs(root.y);
+  if (ik_fabs(root.z) > root_max) root_max = ik_fabs(root.z);
+  if (root_max + total_len <= IK_REAL_MAX_REACH) return IK_OK;
+  return ik__fail(err, ik_real_is_finite(total_len) ? IK_E_RANGE : IK_E_NOT_FINITE, field, -1);
+}
+
 void ik_chain_init(ik_chain *chain, ik_vec3 *positions, int count, ik_real *lengths) {
   chain->positions = positions;
   chain->count = count;
@@ -74,21 +96,25 @@ ik_real ik_measure_lengths(const ik_vec3 *positions, int count, ik_real *lengths
   return total;
 }
 
+/* Each length, given or measured, positive; then the chain's reach, with lengths given
+ * or measured alike (positions already checked). */
 static ik_status validate_lengths(const ik_chain *chain, ik_error *err) {
+  const char *field = chain->derive_lengths ? "positions" : "lengths";
+  ik_real total = 0;
   ik_status st;
   int i;
   for (i = 0; i + 1 < chain->count; i++) {
     ik_real len;
     if (chain->derive_lengths) {
       len = ik_vec3_dist(chain->positions[i], chain->positions[i + 1]);
-      if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, "positions", i);
-      continue;
+    } else {
+      len = chain->lengths[i];
+      if ((st = ik__check_real(len, err, field, i)) != IK_OK) return st;
     }
-    len = chain->lengths[i];
-    if ((st = ik__check_real(len, err, "lengths", i)) != IK_OK) return st;
-    if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, "lengths", i);
+    if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, field, i);
+    total += len;
   }
-  return IK_OK;
+  return ik__check_reach(chain->positions[0], total, err, field);
 }
 
 static ik_status validate_constraints(const ik_chain *chain, ik_error *err) {
@@ -164,12 +190,12 @@ ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
   return ik_vec3_normalize_or(base_ws, ik_vec3_make(0, 1, 0));
 }
 
-void ik__lay_straight(const ik_chain *chain, ik_vec3 target) {
+void ik__lay_straight(const ik_chain *chain, ik_vec3 target, int kinds) {
   ik_vec3 *p = chain->positions;
   ik_vec3 dir = ik__root_fallback(chain, target);
   int i;
   for (i = 0; i + 1 < chain->count; i++) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
-  if (ik__has_constraints(chain)) ik__constrained_pass(chain, dir);
+  if (kinds) ik__constrained_pass(chain, dir, kinds);
 }
 
 void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,
@@ -187,9 +213,9 @@ void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight)
     for (i = 0; i < count; i++) to[i] = from[i];
     return;
   }
-  /* `to` is rewritten in place, so remember each solved joint before overwriting it. */
+  /* `to` is rewritten in place, so remember each solved joint before overwriting it.
+   * The root stays where `to` has it. */
   to_prev = to[0];
-  to[0] = ik_vec3_lerp(from[0], to[0], weight);
   for (i = 0; i + 1 < count; i++) {
     ik_vec3 to_next = to[i + 1];
     ik_vec3 bone_old = ik_vec3_sub(from[i + 1], from[i]);
@@ -219,6 +245,11 @@ int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 line_dir,
   if (chain->has_pole)
     bend_dir = ik_vec3_normalize_or(ik_vec3_project_on_plane(ik_vec3_sub(chain->pole, root_ws), line_dir),
                                     bend_dir);
+  /* A hinge decides over pole and up: bent any other way, the chain would be clamped
+   * straight again by the first constraint pass (a one-sided knee bends one way only).
+   * Every inner joint of the arc turns the same way: the first hinge says which. */
+  for (i = 1; i + 1 < count; i++)
+    if (ik__hinge_bulge(chain, i, line_dir, &bend_dir)) break;
   /* Peak height of a chain folded once at its middle with its ends |target - root|
    * apart: an arc about that tall is close to the answer, so few sweeps remain. */
   reach_len = ik_vec3_dist(target, root_ws);

@@ -36,7 +36,8 @@ typedef enum ik_status {
   IK_E_HINGE_RANGE,   /* hinge min > max, or outside [-pi, pi] */
   IK_E_TWIST_LIMIT,   /* twist limit negative */
   IK_E_PARAMETER,     /* a solver parameter out of range (softness, damping, ...) */
-  IK_E_RANGE,         /* a coordinate or length too large to square (|x| > IK_REAL_MAX_COORD) */
+  IK_E_RANGE,         /* a coordinate or length too large to square (|x| > IK_REAL_MAX_COORD),
+                         or a chain reaching too far (beyond IK_REAL_MAX_REACH) */
   IK_STATUS_COUNT
 } ik_status;
 
@@ -47,6 +48,13 @@ typedef enum ik_status {
 #else
 #define IK_REAL_MAX_COORD ((ik_real)1e140)
 #endif
+
+/* Largest reach of a chain or limb: its root's largest coordinate (in magnitude) plus
+ * its total bone length, whether the lengths are given or measured from the positions.
+ * Every joint a solver places lies within the total length of the root, so a solved
+ * pose stays within IK_REAL_MAX_REACH, half of IK_REAL_MAX_COORD, and the other half is
+ * room for rounding: a pose a job produced is always one the next job accepts. */
+#define IK_REAL_MAX_REACH (IK_REAL_MAX_COORD / 2)
 
 /* Why validate() refused a job: the code, the job field at fault and the joint, bone
  * or constraint index (-1 when the field is not an array). */
@@ -122,7 +130,10 @@ typedef struct ik_result {
 /* A chain with no constraints, no pole and identity base rotation. */
 void ik_chain_init(ik_chain *chain, ik_vec3 *positions, int count, ik_real *lengths);
 
-/* Checks every field of the chain; fills err when non-NULL. */
+/* Checks every field of the chain; fills err when non-NULL. Besides each value on its
+ * own, the chain's reach (IK_REAL_MAX_REACH: the root plus the total length, given or
+ * measured) must be within range: IK_E_RANGE for "lengths" ("positions" when the lengths
+ * are derived), index -1. */
 ik_status ik_chain_validate(const ik_chain *chain, ik_error *err);
 
 /* Sum of the bone lengths between consecutive positions, written to lengths_out
@@ -136,12 +147,15 @@ ik_status ik_constraint_validate(const ik_constraint *c);
 /* The largest amount, in radians, by which the chain's current positions break its
  * constraints (hinge axes carried from the rest pose exactly as the solvers carry
  * them); 0 when every constraint holds. *worst_bone, when non-NULL, gets that bone
- * (-1 when none is broken). */
+ * (-1 when none is broken). Not validated: a chain with nothing to measure (NULL
+ * positions or constraints, count < 2, or a hinge but NULL rest_positions) gives 0. */
 ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone);
 
 /* Turns the solved positions `to` (count joints) part of the way back towards the
  * pose `from`: each bone's direction is rotated from its old direction by `weight`
- * of the angle, root to tip. Root and bone lengths kept. weight 1 leaves `to` as is. */
+ * of the angle, root to tip. The root, to[0], is kept as it is (solvers never move it,
+ * so it is from[0] too), and so are the bone lengths of `to`. weight 1 leaves `to` as
+ * is; weight 0 (or less) copies `from`. */
 void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight);
 
 #ifdef __cplusplus

@@ -27,19 +27,14 @@ ik_status ik_constraint_validate(const ik_constraint *c) {
   return IK_E_CONSTRAINT;
 }
 
-int ik__has_constraints(const ik_chain *chain) {
-  int i;
+int ik__constraint_kinds(const ik_chain *chain) {
+  int i, kinds = 0;
   if (!chain->constraints) return 0;
-  for (i = 0; i + 1 < chain->count; i++)
-    if (chain->constraints[i].type != IK_CONSTRAINT_NONE) return 1;
-  return 0;
-}
-
-static int has_hinge(const ik_chain *chain) {
-  int i;
-  for (i = 0; i + 1 < chain->count; i++)
-    if (chain->constraints[i].type == IK_CONSTRAINT_HINGE) return 1;
-  return 0;
+  for (i = 0; i + 1 < chain->count; i++) {
+    if (chain->constraints[i].type == IK_CONSTRAINT_HINGE) return IK__CONSTRAINED | IK__HINGED;
+    if (chain->constraints[i].type != IK_CONSTRAINT_NONE) kinds = IK__CONSTRAINED;
+  }
+  return kinds;
 }
 
 /* Wraps an angle difference into (-pi, pi]. */
@@ -50,10 +45,10 @@ static ik_real wrap_angle(ik_real a) {
 }
 
 /* The hinge plane's basis: e1 is the parent direction flattened into the plane (what
- * angle 0 means), e2 = axis x e1 (positive angles). */
+ * angle 0 means), e2 = axis x e1 (positive angles). A parent along the axis has no
+ * flattened direction: any perpendicular of the axis stands in for it. */
 static void hinge_basis(ik_vec3 parent_dir, ik_vec3 axis_unit, ik_vec3 *e1, ik_vec3 *e2) {
-  *e1 = ik_vec3_normalize_or(ik_vec3_project_on_plane(parent_dir, axis_unit),
-                             ik_vec3_any_perpendicular(axis_unit));
+  *e1 = ik__unit_across(parent_dir, axis_unit);
   *e2 = ik_vec3_cross(axis_unit, *e1);
 }
 
@@ -74,9 +69,10 @@ static ik_real range_excess(ik_real a, ik_real min, ik_real max) {
 static ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_angle) {
   ik_vec3 side;
   if (ik_vec3_angle(dir, parent_dir) <= max_angle) return dir;
-  /* Turn the parent direction towards dir, stopping on the cone's edge. */
-  side = ik_vec3_normalize_or(ik_vec3_project_on_plane(dir, parent_dir),
-                              ik_vec3_any_perpendicular(parent_dir));
+  /* Turn the parent direction towards dir, stopping on the cone's edge. side must be
+   * unit and perpendicular to the parent for the result to be unit: a dir (nearly)
+   * opposite the parent leaves only rounding across it, and then any side will do. */
+  side = ik__unit_across(dir, parent_dir);
   return ik_vec3_add(ik_vec3_scale(parent_dir, ik_cos(max_angle)),
                      ik_vec3_scale(side, ik_sin(max_angle)));
 }
@@ -107,11 +103,20 @@ static ik_real violation(const ik_constraint *c, ik_vec3 dir, ik_vec3 parent_dir
   return off_plane > excess ? off_plane : excess;
 }
 
-/* One walk root to tip. enforce: clamp and re-place joints; otherwise only measure. */
-static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int *worst_bone) {
+/* The frame (rest -> now) of bone i, from its parent's `frame`: the parent's turned on
+ * by the minimal rotation from the bone's rest direction, carried by the parent's
+ * frame, to its current direction `dir`. */
+static ik_quat carry_frame(const ik_chain *chain, ik_quat frame, int i, ik_vec3 dir) {
+  const ik_vec3 rest_ws = ik_vec3_sub(chain->rest_positions[i + 1], chain->rest_positions[i]);
+  return ik_quat_normalize(ik_quat_mul(ik_quat_from_to(ik_quat_rotate(frame, rest_ws), dir), frame));
+}
+
+/* One walk root to tip. enforce: clamp and re-place joints; otherwise only measure.
+ * kinds: ik__constraint_kinds(chain). */
+static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int kinds, int *worst_bone) {
   ik_vec3 *p = chain->positions;
-  const ik_constraint *cons = chain->constraints;
-  int carry = cons && has_hinge(chain);
+  const ik_constraint *cons = (kinds & IK__CONSTRAINED) ? chain->constraints : NULL;
+  const int carry = (kinds & IK__HINGED) != 0;
   ik_quat frame = ik_quat_normalize(chain->base_rotation); /* rest -> now, of the parent */
   ik_vec3 parent_dir = ik_vec3_normalize(ik_quat_rotate(frame, chain->base_direction));
   int has_parent = ik_vec3_len2(parent_dir) > 0;
@@ -136,20 +141,50 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int *w
       }
     }
     if (enforce) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
-    if (carry) {
-      ik_vec3 rest_ws = ik_vec3_sub(chain->rest_positions[i + 1], chain->rest_positions[i]);
-      frame = ik_quat_normalize(ik_quat_mul(ik_quat_from_to(ik_quat_rotate(frame, rest_ws), dir), frame));
-    }
+    if (carry) frame = carry_frame(chain, frame, i, dir);
     parent_dir = dir;
     has_parent = 1;
   }
   return worst;
 }
 
-void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback) { walk(chain, fallback, 1, NULL); }
+void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback, int kinds) {
+  walk(chain, fallback, 1, kinds, NULL);
+}
+
+int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *bulge_dir) {
+  const ik_vec3 *p = chain->positions;
+  const ik_constraint *c;
+  ik_quat frame;
+  ik_vec3 dir = line_dir, bulge;
+  ik_real middle;
+  int i;
+  if (!chain->constraints || bone < 1 || bone + 1 >= chain->count) return 0;
+  c = &chain->constraints[bone];
+  if (c->type != IK_CONSTRAINT_HINGE) return 0;
+  /* The axis as the constraint pass will carry it over this pose. */
+  frame = ik_quat_normalize(chain->base_rotation);
+  for (i = 0; i < bone; i++) {
+    dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), dir);
+    frame = carry_frame(chain, frame, i, dir);
+  }
+  /* Bulging towards b turns the bone after the joint about b x line: the bulge is
+   * line x axis, or its opposite, whichever gives the middle of the range's sign. */
+  bulge = ik_vec3_cross(line_dir, ik_vec3_normalize(ik_quat_rotate(frame, c->axis)));
+  if (!(ik_vec3_len2(bulge) > 64 * IK_REAL_EPSILON)) return 0; /* axis along the line: no plane */
+  bulge = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_normalize(bulge), line_dir));
+  middle = (c->min + c->max) / 2;
+  if (middle < 0 || (middle == 0 && ik_vec3_dot(bulge, *bulge_dir) < 0)) bulge = ik_vec3_neg(bulge);
+  *bulge_dir = bulge;
+  return 1;
+}
 
 ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone) {
+  int kinds;
   if (worst_bone) *worst_bone = -1;
   if (!chain || !chain->positions || chain->count < 2 || !chain->constraints) return 0;
-  return walk(chain, ik_vec3_make(0, 1, 0), 0, worst_bone);
+  kinds = ik__constraint_kinds(chain);
+  /* Hinge axes are given in the rest pose: without one there is nothing to measure. */
+  if ((kinds & IK__HINGED) && !chain->rest_positions) return 0;
+  return walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, worst_bone);
 }

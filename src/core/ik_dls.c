@@ -44,9 +44,7 @@ void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target) {
   job->tolerance = (ik_real)1e-3;
   job->max_iterations = 10;
   job->damping = (ik_real)0.05;
-  job->result.reached = 0;
-  job->result.iterations = 0;
-  job->result.distance = 0;
+  ik__result_init(&job->result);
 }
 
 ik_status ik_dls_validate(const ik_dls_job *job, ik_error *err) {
@@ -174,7 +172,7 @@ ik_status ik_dls_run(ik_dls_job *job) {
   ik_status st = ik_dls_validate(job, NULL);
   ik_vec3 root_ws, root_dir, plane_n;
   ik_real total_len, tolerance_len2, lambda2, max_step_len, stuck_floor_len;
-  int constrained, may_unstall, iterations = 0, stalls = 0;
+  int kinds, may_unstall, iterations = 0, stalls = 0;
   if (st != IK_OK) return st;
 
   ik__prepare_lengths(chain);
@@ -182,7 +180,7 @@ ik_status ik_dls_run(ik_dls_job *job) {
   root_dir = ik__root_fallback(chain, job->target);
   total_len = ik__total_length(chain);
   tolerance_len2 = job->tolerance * job->tolerance;
-  constrained = ik__has_constraints(chain);
+  kinds = ik__constraint_kinds(chain);
   lambda2 = (job->damping * total_len) * (job->damping * total_len);
   max_step_len = DLS_MAX_STEP_FRACTION * total_len;
   /* Below this distance "stuck" is rounding noise near the solution, not a straight
@@ -193,10 +191,10 @@ ik_status ik_dls_run(ik_dls_job *job) {
   may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
 
   if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
-    ik__lay_straight(chain, job->target);
+    ik__lay_straight(chain, job->target, kinds);
   } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
     /* Settle: the steps turn bones, so each must have its length and a direction. */
-    ik__constrained_pass(chain, root_dir);
+    ik__constrained_pass(chain, root_dir, kinds);
     /* Fixed for the solve: turns about a fixed axis keep every point's height over the
      * plane exactly, so rounding cannot feed back into the axis. Re-found only when
      * something other than a step moved the chain. */
@@ -212,15 +210,15 @@ ik_status ik_dls_run(ik_dls_job *job) {
       }
       apply_step(chain, y, root_dir, plane_n);
       iterations++;
-      if (constrained) {
-        ik__constrained_pass(chain, root_dir);
+      if (kinds) {
+        ik__constrained_pass(chain, root_dir, kinds);
         plane_n = ik__plane_normal(p, count, job->target, total_len);
       }
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
     }
   }
 
-  ik__finish_with_pole(chain, root_dir);
+  ik__finish_with_pole(chain, root_dir, kinds);
   ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
   return IK_OK;
 }

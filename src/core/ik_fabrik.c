@@ -18,9 +18,7 @@ void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 targe
   job->target = target;
   job->tolerance = (ik_real)1e-3;
   job->max_iterations = 10;
-  job->result.reached = 0;
-  job->result.iterations = 0;
-  job->result.distance = 0;
+  ik__result_init(&job->result);
 }
 
 ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err) {
@@ -36,34 +34,39 @@ static ik_vec3 forward_fallback(const ik_vec3 *p, int count, int i, ik_vec3 root
   return ik_vec3_neg(root_dir);
 }
 
-/* Tip to root: tip on the target, each joint pulled to its bone length from the next. */
+/* Tip to root: tip on the target, each joint pulled to its bone length from the next.
+ * The joint just placed is carried in a local: reading it back from memory would put a
+ * store-to-load round trip on the loop's only dependency chain. */
 static void forward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 target, ik_vec3 root_dir) {
+  ik_vec3 next_ws = target;
   int i;
   p[count - 1] = target;
   for (i = count - 2; i >= 0; i--) {
-    ik_vec3 bone = ik_vec3_sub(p[i], p[i + 1]);
+    ik_vec3 bone = ik_vec3_sub(p[i], next_ws);
     ik_real bone_len2 = ik_vec3_len2(bone);
     if (bone_len2 > IK_TINY_LEN2)
-      p[i] = ik_vec3_madd(p[i + 1], bone, len[i] / ik_sqrt(bone_len2));
+      next_ws = ik_vec3_madd(next_ws, bone, len[i] / ik_sqrt(bone_len2));
     else
-      p[i] = ik_vec3_madd(p[i + 1], forward_fallback(p, count, i, root_dir), len[i]);
+      next_ws = ik_vec3_madd(next_ws, forward_fallback(p, count, i, root_dir), len[i]);
+    p[i] = next_ws;
   }
 }
 
 /* Root to tip without constraints: root back on its anchor, each joint pulled out. */
 static void backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 root_ws, ik_vec3 root_dir) {
+  ik_vec3 prev_ws = root_ws;
   int i;
   p[0] = root_ws;
   for (i = 0; i + 1 < count; i++) {
-    ik_vec3 bone = ik_vec3_sub(p[i + 1], p[i]);
+    ik_vec3 bone = ik_vec3_sub(p[i + 1], prev_ws);
     ik_real bone_len2 = ik_vec3_len2(bone);
     if (bone_len2 > IK_TINY_LEN2) {
-      p[i + 1] = ik_vec3_madd(p[i], bone, len[i] / ik_sqrt(bone_len2));
+      prev_ws = ik_vec3_madd(prev_ws, bone, len[i] / ik_sqrt(bone_len2));
     } else {
-      ik_vec3 dir = i == 0 ? root_dir
-                           : ik_vec3_normalize_or(ik_vec3_sub(p[i], p[i - 1]), root_dir);
-      p[i + 1] = ik_vec3_madd(p[i], dir, len[i]);
+      ik_vec3 dir = i == 0 ? root_dir : ik_vec3_normalize_or(ik_vec3_sub(p[i], p[i - 1]), root_dir);
+      prev_ws = ik_vec3_madd(prev_ws, dir, len[i]);
     }
+    p[i + 1] = prev_ws;
   }
 }
 
@@ -74,7 +77,7 @@ ik_status ik_fabrik_run(ik_fabrik_job *job) {
   ik_status st = ik_fabrik_validate(job, NULL);
   ik_vec3 root_ws, root_dir;
   ik_real total_len, tolerance_len2;
-  int constrained, iterations = 0;
+  int kinds, iterations = 0;
   if (st != IK_OK) return st;
 
   ik__prepare_lengths(chain);
@@ -82,18 +85,18 @@ ik_status ik_fabrik_run(ik_fabrik_job *job) {
   root_dir = ik__root_fallback(chain, job->target);
   total_len = ik__total_length(chain);
   tolerance_len2 = job->tolerance * job->tolerance;
-  constrained = ik__has_constraints(chain);
+  kinds = ik__constraint_kinds(chain);
 
   if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
-    ik__lay_straight(chain, job->target);
+    ik__lay_straight(chain, job->target, kinds);
   } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
     ik__break_collinear(chain, job->target, root_dir, total_len);
     while (iterations < job->max_iterations) {
       iterations++;
       forward_pass(p, chain->lengths, count, job->target, root_dir);
-      if (constrained) {
+      if (kinds) {
         p[0] = root_ws;
-        ik__constrained_pass(chain, root_dir);
+        ik__constrained_pass(chain, root_dir, kinds);
       } else {
         backward_pass(p, chain->lengths, count, root_ws, root_dir);
       }
@@ -101,7 +104,7 @@ ik_status ik_fabrik_run(ik_fabrik_job *job) {
     }
   }
 
-  ik__finish_with_pole(chain, root_dir);
+  ik__finish_with_pole(chain, root_dir, kinds);
   ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
   return IK_OK;
 }

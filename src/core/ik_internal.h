@@ -13,6 +13,37 @@ ik_status ik__fail(ik_error *err, ik_status status, const char *field, int index
  * err on failure. Every validate checks its inputs through these. */
 ik_status ik__check_real(ik_real r, ik_error *err, const char *field, int index);
 ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index);
+/* The same for each component of a quaternion (so its squared length cannot overflow);
+ * says nothing about its length: a zero quaternion passes. */
+ik_status ik__check_quat(ik_quat q, ik_error *err, const char *field, int index);
+
+/* Bit for bit the same quaternion (a setter's "no change", a job's "nothing turns"). */
+static inline int ik__quat_identical(ik_quat a, ik_quat b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
+}
+
+/* The result every job starts with: not reached, no iterations, distance 0. */
+void ik__result_init(ik_result *result);
+
+/* The unit vector across the unit vector n towards a (a's part across n, normalised), or
+ * any perpendicular of n when that part is rounding noise: within 64 epsilons of |a|.
+ * A short part (a within about 7 degrees of n's line) is projected a second time after
+ * normalising: the first projection leaves a part along n of the order of a's rounding,
+ * which normalising magnifies by |a| / |part|, and the result would not be perpendicular
+ * to n. A long one is perpendicular to rounding already, and spared the second square
+ * root (this runs for every constrained bone of every sweep). */
+static inline ik_vec3 ik__unit_across(ik_vec3 a, ik_vec3 n_unit) {
+  const ik_vec3 across = ik_vec3_project_on_plane(a, n_unit);
+  const ik_real across_len2 = ik_vec3_len2(across), a_len2 = ik_vec3_len2(a);
+  const ik_real noise_len = 64 * IK_REAL_EPSILON;
+  if (!(across_len2 > noise_len * noise_len * a_len2)) return ik_vec3_any_perpendicular(n_unit);
+  if (64 * across_len2 >= a_len2) return ik_vec3_normalize(across);
+  return ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_normalize(across), n_unit));
+}
+
+/* IK_E_RANGE (with field, index -1) unless the largest coordinate of root plus
+ * total_len is within IK_REAL_MAX_REACH (ik_chain.h). */
+ik_status ik__check_reach(ik_vec3 root, ik_real total_len, ik_error *err, const char *field);
 
 /* Validation shared by the iterative jobs: the chain, the target, the tolerance and the
  * iteration cap. */
@@ -26,33 +57,53 @@ void ik__prepare_lengths(const ik_chain *chain);
 /* Sum of chain->lengths. */
 ik_real ik__total_length(const ik_chain *chain);
 
-/* Whether the chain has any constraint at all (constraints != NULL and one not NONE). */
-int ik__has_constraints(const ik_chain *chain);
+/* What the chain's constraints ask of the constraint pass, found in one scan at the start
+ * of a solve and passed to everything below that runs the pass: 0 when there is no
+ * constraint at all (constraints NULL, or every one NONE), else IK__CONSTRAINED, with
+ * IK__HINGED added when one is a hinge (its axis is then carried from the rest pose). */
+#define IK__CONSTRAINED 1
+#define IK__HINGED 2
+int ik__constraint_kinds(const ik_chain *chain);
 
 /* The root-to-tip pass every solver ends a sweep with: each joint i + 1 re-placed at
  * lengths[i] from joint i along the bone's current direction, clamped by the chain's
  * constraints (hinge axes carried from the rest pose). Root stays. `fallback` is the
- * direction used for bone 0 when it has none (coincident joints). */
-void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback);
+ * direction used for bone 0 when it has none (coincident joints); `kinds` is
+ * ik__constraint_kinds(chain). */
+void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback, int kinds);
+
+/* For a chain bent at joint `bone` (1 .. count - 2) out of the line `line_dir` the bone
+ * lies on: when bone `bone` has a hinge whose plane crosses the line, the unit vector
+ * across the line, in that plane, that the joint must move out towards (the chain
+ * bulging that way, the bone after the joint turning back) for the hinge to allow the
+ * bend: the bone then turns about the hinge's axis, carried over the current pose as the
+ * constraint pass carries it, with the sign of the middle of [min, max]. A range
+ * centred on 0 allows either side: *bulge_dir's own side is kept (+ when it has none).
+ * Returns 0, *bulge_dir untouched, when the bone has no hinge or its axis lies along
+ * the line. */
+int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *bulge_dir);
 
 /* The target is at or beyond full reach: lay the chain straight towards it (then the
  * constraint pass, when there are constraints). */
-void ik__lay_straight(const ik_chain *chain, ik_vec3 target);
+void ik__lay_straight(const ik_chain *chain, ik_vec3 target, int kinds);
 
 /* Pole pass (ik_pole.h) on raw positions; returns how many joints turned. */
 int ik__apply_pole(ik_vec3 *positions, int count, ik_vec3 pole, ik_real weight);
 
 /* Applies chain->pole when has_pole and, with constraints, re-runs the constraint pass
  * so the pole can never leave one broken. */
-void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback);
+void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback, int kinds);
 
-/* A chain whose joints all lie on the line from the root to the target (a straight
- * chain aimed at a target inside its reach, coincident joints) gives FABRIK, CCD and DLS
- * no direction to bend in: they would stay on the line forever. When that is the case,
- * bend the inner joints off the line in an arc, towards the pole when there is one,
- * else the perpendicular nearest +Y, and return 1. Call after the reach and
- * "already there" checks, with ik__root_fallback's direction and the total length.
- * Lengths are restored by the solver's next pass. */
+/* FABRIK's way out of a straight chain. A chain whose joints all lie on the line from
+ * the root to the target (a straight chain aimed at a target inside its reach,
+ * coincident joints) gives FABRIK's passes no direction to bend in: they would keep it
+ * on the line forever. When that is the case, bend the inner joints off the line in an
+ * arc and return 1: within the plane of the first inner bone's hinge, towards the side
+ * its range allows (ik__hinge_bulge), when one has a hinge; else towards the pole when
+ * there is one, else the perpendicular nearest +Y. Call after the reach and "already
+ * there" checks, with ik__root_fallback's direction and the total length. Lengths are
+ * restored by the solver's next pass. (CCD and DLS detect a stall as they go, and bend
+ * with ik__unstall.) */
 int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir, ik_real total_len);
 
 /* Shared by the rotation-based solvers (ik_turn.c). */
@@ -68,9 +119,12 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
 /* Shortest distance from the root the tip can reach: the longest bone folded back over
  * all the others (negative when the chain can fold onto its root). */
 ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);
-/* Bends a chain stalled on the line to its target at its middle joint; `stalls`
- * alternates between two perpendicular bend planes, so one hinge cannot keep it stuck. */
-void ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls);
+/* Bends a chain stalled on the line to its target, and returns the joint it bent at:
+ * the first inner joint whose bone has a hinge, in the hinge's plane and towards the
+ * side its range allows (ik__hinge_bulge), `stalls` alternating the sign; without one,
+ * the middle joint, `stalls` alternating between two perpendicular bend planes. Either
+ * way, one hinge cannot keep the chain stuck. */
+int ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls);
 
 /* Fills the result from the tip's final position. */
 void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,

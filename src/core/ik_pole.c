@@ -34,13 +34,15 @@ ik_status ik_pole_run(ik_pole_job *job) {
 
 int ik__apply_pole(ik_vec3 *p, int count, ik_vec3 pole, ik_real weight) {
   ik_vec3 plane_n;
-  int i, turned = 0;
+  int i, locked, turned = 0;
   if (!(weight > 0) || count < 3) return 0;
   /* A chain and pole in one plane must stay in it. Each turn is about an axis through
    * joints the previous turn just moved, so rounding off the plane compounds along the
    * chain (by the ratio of bone to axis length, large where the chain zig-zags); putting
-   * each turned joint back on the plane stops that. */
+   * each turned joint back on the plane stops that. The lock holds while every turn
+   * keeps the chain in its plane (see below). */
   plane_n = ik__plane_normal(p, count, pole, ik_measure_lengths(p, count, NULL));
+  locked = ik_vec3_len2(plane_n) > 0;
   for (i = 1; i + 1 < count; i++) {
     ik_vec3 start_ws = p[i - 1];
     ik_vec3 axis_unit = ik_vec3_normalize(ik_vec3_sub(p[i + 1], start_ws));
@@ -57,17 +59,24 @@ int ik__apply_pole(ik_vec3 *p, int count, ik_vec3 pole, ik_real weight) {
      * meaningful bend side, and turning it would be noise. */
     if (joint_flat_len2 <= 64 * IK_REAL_EPSILON * ik_vec3_len2(joint_rel)) continue;
     if (pole_flat_len2 <= 64 * IK_REAL_EPSILON * ik_vec3_len2(pole_rel)) continue;
-    angle = ik_vec3_signed_angle(joint_flat, pole_flat, axis_unit) * weight;
+    angle = ik_vec3_signed_angle(joint_flat, pole_flat, axis_unit);
+    /* In the plane, the full turn is 0 (the joint is on the pole's side) or a half turn
+     * (the far side), to rounding, and either leaves the joint in the plane: projecting
+     * it back only undoes rounding. Part of a half turn (weight < 1) takes the joint out
+     * of the plane on purpose, where projecting would shorten its bones; from there on
+     * the chain is no longer planar, and the lock is off. */
+    if (locked && weight < 1 && ik_fabs(angle) > IK_PI / 2) locked = 0;
+    angle *= weight;
     p[i] = ik_vec3_add(start_ws, ik_quat_rotate(ik_quat_axis_angle(axis_unit, angle), joint_rel));
-    if (ik_vec3_len2(plane_n) > 0) p[i] = ik_vec3_madd(p[i], plane_n, -ik_vec3_dot(ik_vec3_sub(p[i], p[0]), plane_n));
+    if (locked) p[i] = ik_vec3_madd(p[i], plane_n, -ik_vec3_dot(ik_vec3_sub(p[i], p[0]), plane_n));
     turned++;
   }
   return turned;
 }
 
-void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback) {
+void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback, int kinds) {
   if (!chain->has_pole) return;
   ik__apply_pole(chain->positions, chain->count, chain->pole, chain->pole_weight);
   /* Turning about the neighbours' axis keeps lengths but may break a constraint. */
-  if (ik__has_constraints(chain)) ik__constrained_pass(chain, fallback);
+  if (kinds) ik__constrained_pass(chain, fallback, kinds);
 }

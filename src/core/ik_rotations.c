@@ -26,14 +26,6 @@ void ik_rotations_job_init(ik_rotations_job *job, int count, const ik_vec3 *posi
   job->base_rotation = ik_quat_identity();
 }
 
-static ik_status check_quat(ik_quat q, ik_error *err, const char *field, int index) {
-  ik_status st = ik__check_real(q.x, err, field, index);
-  if (st == IK_OK) st = ik__check_real(q.y, err, field, index);
-  if (st == IK_OK) st = ik__check_real(q.z, err, field, index);
-  if (st == IK_OK) st = ik__check_real(q.w, err, field, index);
-  return st;
-}
-
 ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
   ik_status st;
   int i;
@@ -45,14 +37,14 @@ ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
   for (i = 0; i < job->count; i++) {
     if ((st = ik__check_vec3(job->positions_before[i], err, "positions_before", i)) != IK_OK) return st;
     if ((st = ik__check_vec3(job->positions_solved[i], err, "positions_solved", i)) != IK_OK) return st;
-    if ((st = check_quat(job->rotations[i], err, "rotations", i)) != IK_OK) return st;
+    if ((st = ik__check_quat(job->rotations[i], err, "rotations", i)) != IK_OK) return st;
   }
   if (!ik_real_is_finite(job->weight)) return ik__fail(err, IK_E_NOT_FINITE, "weight", -1);
   /* tip_rotation is checked even when unused: init sets it, so garbage there is a bug
    * in the caller worth reporting. */
-  if ((st = check_quat(job->tip_rotation, err, "tip_rotation", -1)) != IK_OK) return st;
-  if ((st = check_quat(job->base_rotation_before, err, "base_rotation_before", -1)) != IK_OK) return st;
-  if ((st = check_quat(job->base_rotation, err, "base_rotation", -1)) != IK_OK) return st;
+  if ((st = ik__check_quat(job->tip_rotation, err, "tip_rotation", -1)) != IK_OK) return st;
+  if ((st = ik__check_quat(job->base_rotation_before, err, "base_rotation_before", -1)) != IK_OK) return st;
+  if ((st = ik__check_quat(job->base_rotation, err, "base_rotation", -1)) != IK_OK) return st;
   /* Bone i joins joints i and i + 1. Its direction in the old pose is what every joint's
    * local bone axis is measured from; a bone with none cannot be turned. Solved bones
    * may be anything: a zero solved bone keeps the inherited direction. */
@@ -69,10 +61,6 @@ ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
     }
   }
   return ik__fail(err, IK_OK, NULL, -1);
-}
-
-static int quat_identical(ik_quat a, ik_quat b) {
-  return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
 }
 
 /* Limits how far the joint twists about its own bone relative to its parent, compared
@@ -105,7 +93,7 @@ ik_status ik_rotations_run(ik_rotations_job *job) {
   if (st != IK_OK) return st;
   /* Nothing turns: leave the caller's rotations bit for bit, not re-derived through a
    * product with an inverse that rounds. */
-  if (job->weight == 0 && quat_identical(job->base_rotation_before, job->base_rotation)) return IK_OK;
+  if (job->weight == 0 && ik__quat_identical(job->base_rotation_before, job->base_rotation)) return IK_OK;
   parent_old_ws = ik_quat_normalize(job->base_rotation_before);
   parent_new_ws = ik_quat_normalize(job->base_rotation);
   for (i = 0; i <= tip; i++) {

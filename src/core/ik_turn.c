@@ -75,18 +75,39 @@ ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len) {
 }
 
 /* A chain lying straight along the line to its target is a fixed point of CCD (every
- * minimal rotation is the identity). Bend it at the middle joint so that the next sweep
- * has a side to fold towards; `stalls` alternates the bend between two perpendicular
- * planes, so a hinge that forbids one of them cannot keep the chain stuck. */
-void ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls) {
+ * minimal rotation is the identity). Bend it so that the next sweep has a side to fold
+ * towards. At the first inner joint whose bone has a hinge (ik__hinge_bulge), within
+ * the hinge's plane and to the side its range allows: a one-sided knee bent any other
+ * way would be clamped straight again. Without one, at the middle joint, in a plane
+ * across the bone. `stalls` alternates the bend, between the hinge's two sides or
+ * between two perpendicular planes, so that whatever clamps one bend cannot keep the
+ * chain stuck. */
+int ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls) {
   ik_vec3 *p = chain->positions;
-  const int mid = (chain->count - 1) / 2;
-  ik_vec3 bone_dir =
-      ik_vec3_normalize_or(ik_vec3_sub(p[mid + 1], p[mid]), (mid == 0 ? root_dir : ik_vec3_normalize_or(ik_vec3_sub(p[mid], p[mid - 1]), root_dir)));
-  ik_vec3 side = ik_vec3_any_perpendicular(bone_dir);
-  if (stalls & 1) side = ik_vec3_cross(bone_dir, side);
+  int joint, hinged = 0;
+  ik_vec3 bone_dir = root_dir, side = ik_vec3_zero(), bulge;
+  for (joint = 1; joint + 1 < chain->count && !hinged; joint++) {
+    ik_vec3 parent_dir = ik_vec3_normalize_or(ik_vec3_sub(p[joint], p[joint - 1]), bone_dir);
+    bone_dir = ik_vec3_normalize_or(ik_vec3_sub(p[joint + 1], p[joint]), parent_dir);
+    bulge = ik_vec3_neg(ik_vec3_any_perpendicular(bone_dir));
+    if (ik__hinge_bulge(chain, joint, bone_dir, &bulge)) {
+      /* The joint bulges one way, the bone after it turns the other. */
+      side = (stalls & 1) ? bulge : ik_vec3_neg(bulge);
+      hinged = 1;
+    }
+  }
+  if (hinged) {
+    joint--;
+  } else {
+    joint = (chain->count - 1) / 2;
+    bone_dir = ik_vec3_normalize_or(ik_vec3_sub(p[joint + 1], p[joint]),
+                                    joint == 0 ? root_dir
+                                               : ik_vec3_normalize_or(ik_vec3_sub(p[joint], p[joint - 1]), root_dir));
+    side = ik_vec3_any_perpendicular(bone_dir);
+    if (stalls & 1) side = ik_vec3_cross(bone_dir, side);
+  }
   /* Rotating about bone x side turns the bone towards side. */
-  ik__turn_subchain(p, chain->lengths, chain->count, mid,
-                ik_quat_axis_angle(ik_vec3_cross(bone_dir, side), IK_UNSTALL_ANGLE), bone_dir);
+  ik__turn_subchain(p, chain->lengths, chain->count, joint,
+                    ik_quat_axis_angle(ik_vec3_cross(bone_dir, side), IK_UNSTALL_ANGLE), bone_dir);
+  return joint;
 }
-

@@ -20,9 +20,7 @@ void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 targ
   job->weight = 1;
   job->softness = 0;
   job->tolerance = (ik_real)1e-3;
-  job->result.reached = 0;
-  job->result.iterations = 0;
-  job->result.distance = 0;
+  ik__result_init(&job->result);
 }
 
 ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err) {
@@ -44,6 +42,10 @@ ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err) {
     if (!(ik_vec3_dist2(job->positions[i], job->positions[i + 1]) > IK_TINY_LEN2))
       return ik__fail(err, IK_E_BONE_LENGTH, "positions", i);
   }
+  /* The limb's reach, as a chain's (ik_chain.h), so the solved limb is valid input again. */
+  if ((status = ik__check_reach(job->positions[0], ik_measure_lengths(job->positions, 3, NULL), err,
+                                "positions")) != IK_OK)
+    return status;
   if (job->tolerance < 0) return ik__fail(err, IK_E_TOLERANCE, "tolerance", -1);
   if (job->weight < 0 || job->weight > 1) return ik__fail(err, IK_E_WEIGHT, "weight", -1);
   if (job->softness < 0 || job->softness >= 1) return ik__fail(err, IK_E_PARAMETER, "softness", -1);

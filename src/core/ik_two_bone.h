@@ -4,7 +4,9 @@
  *
  * The bend plane contains start, target and the pole when one is given; otherwise it
  * is the plane the limb bends in now (start, mid, target), and for a straight limb a
- * stable perpendicular. Bone lengths are measured from the input positions.
+ * stable perpendicular. Bone lengths are measured from the input positions, and the
+ * limb's reach (start's largest coordinate plus both lengths) must be within
+ * IK_REAL_MAX_REACH, as a chain's (ik_chain.h): IK_E_RANGE for "positions" otherwise.
  */
 #ifndef IK_TWO_BONE_H
 #define IK_TWO_BONE_H

@@ -174,6 +174,100 @@ static void hinge_axis_is_carried_by_the_parent_bone(void **state) {
   assert_true(ik_fabs(elbow_axis_now.z) < (ik_real)0.999);
 }
 
+/* Not validated: with a hinge but no rest pose to give its axis in, there is nothing to
+ * measure, and the answer is 0 (it used to read through the NULL rest pose). */
+static void violation_without_rest_positions_is_zero(void **state) {
+  int bone = 7;
+  (void)state;
+  cons[1].type = IK_CONSTRAINT_HINGE;
+  cons[1].axis = ik_vec3_make(1, 0, 0);
+  cons[1].min = -1;
+  cons[1].max = 1;
+  chain.constraints = cons;
+  chain.rest_positions = NULL;
+  assert_near(ik_chain_constraint_violation(&chain, &bone), 0, 0);
+  assert_int_equal(bone, -1);
+}
+
+/* The reach (root's largest coordinate plus total length, given or measured) must stay
+ * within IK_REAL_MAX_REACH, so that every pose a solver gives is valid input again. */
+static void reach_beyond_range_is_refused(void **state) {
+  const ik_real far = IK_REAL_MAX_REACH / 6; /* 3 bones of 2 far: 7 far out; 2 bones: 5 far */
+  ik_error err;
+  (void)state;
+  /* Each position within range, but the bones between them add up beyond the reach. */
+  p[0] = ik_vec3_make(-far, 0, 0);
+  p[1] = ik_vec3_make(far, 0, 0);
+  p[2] = ik_vec3_make(-far, 0, 0);
+  p[3] = ik_vec3_make(far, 0, 0);
+  chain.derive_lengths = 1;
+  assert_int_equal(ik_chain_validate(&chain, &err), IK_E_RANGE);
+  assert_string_equal(err.field, "positions");
+  assert_int_equal(err.index, -1);
+  /* The same lengths given: each within range, their sum not. */
+  ik_measure_lengths(p, 4, len);
+  chain.derive_lengths = 0;
+  assert_int_equal(ik_chain_validate(&chain, &err), IK_E_RANGE);
+  assert_string_equal(err.field, "lengths");
+  /* One bone less is within reach. */
+  chain.count = 3;
+  assert_int_equal(ik_chain_validate(&chain, &err), IK_OK);
+  /* Half the reach in bones, from a root close enough to the origin, or not. */
+  chain.count = 4;
+  t_straight_chain(p, 4, IK_REAL_MAX_REACH / 6);
+  ik_measure_lengths(p, 4, len);
+  p[0].y = p[1].y = p[2].y = p[3].y = IK_REAL_MAX_REACH * (ik_real)0.4;
+  assert_int_equal(ik_chain_validate(&chain, &err), IK_OK);
+  p[0].y = p[1].y = p[2].y = p[3].y = -IK_REAL_MAX_REACH * (ik_real)0.6;
+  assert_int_equal(ik_chain_validate(&chain, &err), IK_E_RANGE);
+}
+
+/* A chain at the edge of the reach, solved out to its full length again and again in
+ * every direction, every solver: each solved pose is accepted as the next input. */
+static void solved_poses_stay_within_range(void **state) {
+  const ik_real bone = IK_REAL_MAX_REACH / 6 * (ik_real)0.999;
+  ik_vec3 root;
+  int s, k;
+  (void)state;
+  for (s = 0; s < 3; s++) {
+    t_straight_chain(p, 4, bone);
+    root = ik_vec3_make(IK_REAL_MAX_REACH / 2, -IK_REAL_MAX_REACH / 2, IK_REAL_MAX_REACH / 2);
+    for (k = 0; k < 4; k++) p[k] = ik_vec3_add(p[k], root);
+    ik_measure_lengths(p, 4, len);
+    chain.derive_lengths = s == 1;
+    assert_int_equal(ik_chain_validate(&chain, NULL), IK_OK);
+    for (k = 0; k < 12; k++) {
+      const ik_real r = IK_REAL_MAX_COORD;
+      const ik_vec3 target = ik_vec3_make(k & 1 ? r : -r, k & 2 ? r : -r, k & 4 ? r : -r);
+      ik_status st;
+      if (s == 0) {
+        ik_fabrik_job job;
+        ik_fabrik_job_init(&job, &chain, target);
+        st = ik_fabrik_run(&job);
+      } else if (s == 1) {
+        ik_ccd_job job;
+        ik_ccd_job_init(&job, &chain, target);
+        st = ik_ccd_run(&job);
+      } else {
+        ik_dls_job job;
+        ik_dls_job_init(&job, &chain, target);
+        st = ik_dls_run(&job);
+      }
+      assert_int_equal(st, IK_OK);
+    }
+  }
+}
+
+static void blend_keeps_the_root(void **state) {
+  ik_vec3 from[3] = {{1, 2, 3}, {2, 2, 3}, {3, 2, 3}};
+  ik_vec3 to[3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 0}};
+  (void)state;
+  ik_blend_chain(from, to, 3, (ik_real)0.5);
+  assert_memory_equal(&to[0], &((ik_vec3){0, 0, 0}), sizeof to[0]);
+  assert_near(ik_vec3_dist(to[0], to[1]), 1, T_EPS);
+  assert_near(ik_vec3_dist(to[1], to[2]), 1, T_EPS);
+}
+
 static void blend_weight_zero_one_and_half(void **state) {
   ik_vec3 from[3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
   ik_vec3 to[3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 0}};
@@ -199,6 +293,10 @@ int main(void) {
       cmocka_unit_test_setup(violation_measures_cone_excess, setup),
       cmocka_unit_test_setup(bone_zero_is_free_without_a_base_direction, setup),
       cmocka_unit_test_setup(hinge_axis_is_carried_by_the_parent_bone, setup),
+      cmocka_unit_test_setup(violation_without_rest_positions_is_zero, setup),
+      cmocka_unit_test_setup(reach_beyond_range_is_refused, setup),
+      cmocka_unit_test_setup(solved_poses_stay_within_range, setup),
+      cmocka_unit_test_setup(blend_keeps_the_root, setup),
       cmocka_unit_test_setup(blend_weight_zero_one_and_half, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

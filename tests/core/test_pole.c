@@ -61,6 +61,57 @@ static void half_weight_turns_half_way(void **state) {
   assert_vec3_near(q[1], ik_vec3_make(1, 1, 0), 0);
 }
 
+/* A chain and its pole in one plane, a joint on the far side: at full weight it swings
+ * through (a half turn, in the plane), at part weight it leaves the plane, and must
+ * keep its bones either way (the plane lock used to project it back, shortening them). */
+static void partial_weight_on_a_planar_chain_keeps_lengths(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_vec3 zig[6];
+  ik_real l[5];
+  ik_pole_job job;
+  int i, k;
+  (void)state;
+  ik_pole_job_init(&job, q, 3, ik_vec3_make(1, -5, 0));
+  job.weight = (ik_real)0.5;
+  assert_int_equal(ik_pole_run(&job), IK_OK);
+  assert_int_equal(job.turned, 1);
+  assert_near(ik_vec3_dist(q[0], q[1]), ik_sqrt(2), T_EPS);
+  assert_near(ik_vec3_dist(q[1], q[2]), ik_sqrt(2), T_EPS);
+  /* Half of a half turn: a quarter turn about the neighbours' axis, out of the plane. */
+  assert_vec3_near(q[1], ik_vec3_make(1, 0, 1), T_EPS);
+  /* Longer zig-zags in the XY plane, a pole in it, any weight: lengths kept. */
+  for (k = 0; k <= 10; k++) {
+    for (i = 0; i < 6; i++) zig[i] = ik_vec3_make((ik_real)i, (ik_real)(i % 2), 0);
+    ik_measure_lengths(zig, 6, l);
+    ik_pole_job_init(&job, zig, 6, ik_vec3_make((ik_real)2.5, -4, 0));
+    job.weight = (ik_real)k / 10;
+    assert_int_equal(ik_pole_run(&job), IK_OK);
+    assert_near(t_max_length_error(zig, l, 6), 0, T_LEN_REL * 10);
+    if (k == 10) /* full weight: every joint swung through the plane, and stays in it */
+      for (i = 0; i < 6; i++) assert_near(zig[i].z, 0, T_EPS);
+  }
+}
+
+/* The same through a solver's pole pass: the target is already reached, so only the
+ * pole moves the chain. */
+static void solver_pole_pass_at_part_weight_keeps_lengths(void **state) {
+  ik_vec3 q[3] = {{0, 0, 0}, {1, 1, 0}, {2, 0, 0}};
+  ik_real l[2];
+  ik_chain chain;
+  ik_fabrik_job job;
+  (void)state;
+  ik_chain_init(&chain, q, 3, l);
+  chain.derive_lengths = 1;
+  chain.has_pole = 1;
+  chain.pole = ik_vec3_make(1, -5, 0);
+  chain.pole_weight = (ik_real)0.5;
+  ik_fabrik_job_init(&job, &chain, ik_vec3_make(2, 0, 0));
+  assert_int_equal(ik_fabrik_run(&job), IK_OK);
+  assert_near(ik_vec3_dist(q[0], q[1]), ik_sqrt(2), T_EPS);
+  assert_near(ik_vec3_dist(q[1], q[2]), ik_sqrt(2), T_EPS);
+  assert_vec3_near(q[2], ik_vec3_make(2, 0, 0), T_EPS);
+}
+
 static void straight_chain_is_skipped(void **state) {
   ik_vec3 q[4];
   ik_pole_job job;
@@ -121,6 +172,8 @@ int main(void) {
       cmocka_unit_test(bends_the_elbow_to_the_pole_side),
       cmocka_unit_test(keeps_lengths_root_and_tip_on_random_chains),
       cmocka_unit_test(half_weight_turns_half_way),
+      cmocka_unit_test(partial_weight_on_a_planar_chain_keeps_lengths),
+      cmocka_unit_test(solver_pole_pass_at_part_weight_keeps_lengths),
       cmocka_unit_test(straight_chain_is_skipped),
       cmocka_unit_test(pole_on_the_axis_is_skipped),
       cmocka_unit_test(coincident_neighbours_are_skipped),

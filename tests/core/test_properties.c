@@ -92,6 +92,127 @@ static void dls_properties(void **state) { (void)state; run_solver(T_DLS, 0); }
 static void dls_constrained_properties(void **state) { (void)state; run_solver(T_DLS, 1); }
 static void two_bone_properties(void **state) { (void)state; run_solver(T_TWO_BONE, 0); }
 
+/* The constraint pass with a bone exactly opposite its parent (a cone's clamp), or a
+ * parent along a hinge's axis (the hinge's zero direction): the direction across the
+ * parent, or the axis, is rounding noise there, and once normalised it must still be
+ * made perpendicular, or the clamped bone is not unit and the chain stretches. */
+static void bones_opposite_or_along_an_axis_keep_their_lengths(void **state) {
+  int s, k, kind;
+  (void)state;
+  for (s = 0; s < T_TWO_BONE; s++) {
+    for (kind = 0; kind < 2; kind++) {
+      for (k = 1; k <= 20; k++) {
+        const ik_vec3 u = ik_vec3_normalize(ik_vec3_make(1, (ik_real)0.37 * k, (ik_real)0.21 * k * k));
+        const ik_vec3 w = ik_vec3_normalize(ik_vec3_make((ik_real)0.3, (ik_real)-0.2, (ik_real)0.1));
+        ik_vec3 p[3], rest[3];
+        ik_real len[2] = {1, 1};
+        ik_constraint cons[2];
+        ik_chain chain;
+        ik_result res;
+        p[0] = ik_vec3_zero();
+        p[1] = u;
+        p[2] = ik_vec3_add(u, w);
+        memcpy(rest, p, sizeof p);
+        memset(cons, 0, sizeof cons);
+        if (kind == 0) {
+          /* Target on the root: the forward pass folds bone 1 straight back on bone 0. */
+          cons[1].type = IK_CONSTRAINT_CONE;
+          cons[1].angle = 1;
+        } else {
+          cons[1].type = IK_CONSTRAINT_HINGE;
+          cons[1].axis = ik_vec3_scale(u, 3); /* along the parent bone */
+          cons[1].min = (ik_real)-0.5;
+          cons[1].max = (ik_real)0.5;
+        }
+        ik_chain_init(&chain, p, 3, len);
+        chain.constraints = cons;
+        chain.rest_positions = rest;
+        assert_int_equal(t_solve((t_solver)s, &chain, kind == 0 ? ik_vec3_zero() : ik_vec3_make(0.5, 0.2, -0.3),
+                                 (ik_real)1e-3, 10, &res),
+                         IK_OK);
+        if (t_max_length_error(p, len, 3) > T_LEN_REL) {
+          print_error("%s, %s, case %d: bone length off by %g (relative)\n", t_solver_names[s],
+                      kind == 0 ? "cone" : "hinge", k, t_max_length_error(p, len, 3));
+          fail();
+        }
+      }
+    }
+  }
+}
+
+/* A straight chain aimed at a target on its own line, inside its reach: there is no
+ * side to bend to, and each solver has to make one, then reach the target. */
+static void straight_chain_reaches_a_target_on_its_line(void **state) {
+  int s, n;
+  (void)state;
+  for (s = 0; s < T_TWO_BONE; s++) {
+    for (n = 3; n <= 6; n++) {
+      ik_vec3 p[6];
+      ik_real len[5];
+      ik_chain chain;
+      ik_result res;
+      int i;
+      for (i = 0; i < n; i++) p[i] = ik_vec3_make(0, -(ik_real)i / (ik_real)(n - 1), 0);
+      ik_measure_lengths(p, n, len);
+      ik_chain_init(&chain, p, n, len);
+      assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.8, 0), (ik_real)1e-4, 60, &res),
+                       IK_OK);
+      if (!res.reached) {
+        print_error("%s, %d joints: %g from the target\n", t_solver_names[s], n, (double)res.distance);
+        fail();
+      }
+      assert_near(t_max_length_error(p, len, n), 0, T_LEN_REL);
+    }
+  }
+}
+
+/* A straight chain with a one-sided hinge (a knee), a target on its line: the chain
+ * must bend the one way the hinge allows, in the hinge's plane as its parent carries it
+ * (the base turned about the line, or not). Bent any other way, the constraint pass
+ * clamps it straight again, and it never moves. */
+static void straight_chain_bends_the_way_its_one_sided_hinge_allows(void **state) {
+  int s, n, hinged, sign, turned;
+  (void)state;
+  for (s = 0; s < T_TWO_BONE; s++) {
+    for (n = 3; n <= 6; n++) {
+      /* Not on the last bone of a longer chain: CCD gets stuck there (its last joint
+       * aims the tip straight back, against the hinge), whichever way it bends first. */
+      for (hinged = 1; hinged + 1 < n && (n <= 4 || hinged + 2 < n); hinged++) {
+        for (sign = -1; sign <= 1; sign += 2) {
+          for (turned = 0; turned < 2; turned++) {
+            ik_vec3 p[6], rest[6];
+            ik_real len[5];
+            ik_constraint cons[5];
+            ik_chain chain;
+            ik_result res;
+            int i;
+            for (i = 0; i < n; i++) p[i] = rest[i] = ik_vec3_make(0, -(ik_real)i, 0);
+            ik_measure_lengths(p, n, len);
+            memset(cons, 0, sizeof cons);
+            cons[hinged].type = IK_CONSTRAINT_HINGE;
+            cons[hinged].axis = ik_vec3_make(1, 0, 0);
+            cons[hinged].min = sign > 0 ? 0 : (ik_real)-2.5;
+            cons[hinged].max = sign > 0 ? (ik_real)2.5 : 0;
+            ik_chain_init(&chain, p, n, len);
+            chain.constraints = cons;
+            chain.rest_positions = rest;
+            if (turned) chain.base_rotation = ik_quat_axis_angle(ik_vec3_make(0, 1, 0), (ik_real)1.2);
+            assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.7 * (ik_real)(n - 1), 0),
+                                     (ik_real)1e-4, 100, &res),
+                             IK_OK);
+            if (!res.reached) {
+              print_error("%s, %d joints, hinge on bone %d, range of sign %d, base %s: %g from the target\n",
+                          t_solver_names[s], n, hinged, sign, turned ? "turned" : "at rest", (double)res.distance);
+              fail();
+            }
+            assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_CONSTRAINT_RAD);
+          }
+        }
+      }
+    }
+  }
+}
+
 /* With a pole, a limb bends to the pole's side, whatever the solver. */
 static void bend_is_on_the_pole_side(void **state) {
   t_rng r = t_rng_make(99);
@@ -134,6 +255,9 @@ int main(void) {
       cmocka_unit_test(dls_constrained_properties),
       cmocka_unit_test(two_bone_properties),
       cmocka_unit_test(bend_is_on_the_pole_side),
+      cmocka_unit_test(bones_opposite_or_along_an_axis_keep_their_lengths),
+      cmocka_unit_test(straight_chain_reaches_a_target_on_its_line),
+      cmocka_unit_test(straight_chain_bends_the_way_its_one_sided_hinge_allows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -472,7 +472,7 @@ static ik_error expect(ik_status status, const char *field, int index) {
   return e;
 }
 
-#define SPOIL_COUNT 25
+#define SPOIL_COUNT 26
 
 /* Breaks one input of a valid job (bones 1 and 1, target at (1, 1, 1)); returns what
  * validate must say about it. The last cases are valid edges of each range. */
@@ -502,11 +502,15 @@ static ik_error spoil(ik_two_bone_job *j, int which, const char **what) {
   case 16: *what = "weight above 1"; j->weight = 1.01; return expect(IK_E_WEIGHT, "weight", -1);
   case 17: *what = "softness negative"; j->softness = -0.01; return expect(IK_E_PARAMETER, "softness", -1);
   case 18: *what = "softness 1"; j->softness = 1; return expect(IK_E_PARAMETER, "softness", -1);
-  case 19: *what = "unused pole NaN"; j->has_pole = 0; j->pole.z = nan; return expect(IK_OK, NULL, -1);
-  case 20: *what = "tolerance 0"; j->tolerance = 0; return expect(IK_OK, NULL, -1);
-  case 21: *what = "weight 0"; j->weight = 0; return expect(IK_OK, NULL, -1);
-  case 22: *what = "weight 1"; j->weight = 1; return expect(IK_OK, NULL, -1);
-  case 23: *what = "softness 0.99"; j->softness = 0.99; return expect(IK_OK, NULL, -1);
+  case 19: *what = "reach too far"; p[0] = ik_vec3_make(IK_REAL_MAX_REACH * (ik_real)0.75, 0, 0);
+    p[1] = ik_vec3_add(p[0], ik_vec3_make(IK_REAL_MAX_REACH * (ik_real)0.2, 0, 0));
+    p[2] = ik_vec3_add(p[1], ik_vec3_make(0, IK_REAL_MAX_REACH * (ik_real)0.2, 0));
+    return expect(IK_E_RANGE, "positions", -1);
+  case 20: *what = "unused pole NaN"; j->has_pole = 0; j->pole.z = nan; return expect(IK_OK, NULL, -1);
+  case 21: *what = "tolerance 0"; j->tolerance = 0; return expect(IK_OK, NULL, -1);
+  case 22: *what = "weight 0"; j->weight = 0; return expect(IK_OK, NULL, -1);
+  case 23: *what = "weight 1"; j->weight = 1; return expect(IK_OK, NULL, -1);
+  case 24: *what = "softness 0.99"; j->softness = 0.99; return expect(IK_OK, NULL, -1);
   default: *what = "untouched"; return expect(IK_OK, NULL, -1);
   }
   /* clang-format on */
@@ -565,7 +569,7 @@ static void test_refused_run_leaves_positions_and_result_bit_identical(void **st
     assert_memory_equal(p, before, sizeof before);
     assert_memory_equal(&job.result, &result_before, sizeof result_before);
   }
-  assert_int_equal(refused, 19);
+  assert_int_equal(refused, 20);
   assert_int_equal(ik_two_bone_run(NULL), IK_E_NULL);
 }
 

@@ -1,0 +1,54 @@
+-- The built-in demo's four-legged robot, walking its loop over the stairs and the
+-- slope: a rig script (see ik.runtime: its top level runs on every (re)load with `ik`,
+-- `scene` and `state`; it defines update(dt)). The scene moves the body along the loop
+-- (x, z and heading, in its `advance`); ik.rigs.walker does the rest: it steps the legs
+-- in a trot (diagonal pairs), plants the feet on the ground, and sets the body's
+-- height, pitch and roll from where they stand. Each leg is reported as a chain.
+--
+-- The rig lives in `state`, so a reload keeps it and where its feet are planted; edit
+-- the gait numbers below and save to see them change (`ikrig watch`). The swing of a
+-- foot is fastest mid-step, at about 4.3 times the body's speed in a trot; the scene
+-- keeps the body at 0.42 m/s (0.3 in the turns) so no foot moves 5 cm in a frame.
+-- luacheck: globals ik scene state update
+
+local walker = require("ik.rigs.walker")
+
+local STEP_HEIGHT = 0.08 -- m the feet lift above the higher of their two footholds
+local STEP_TIME = 0.45 -- s a step takes
+local STEP_DISTANCE = 0.14 -- m a planted foot trails its rest place before it steps
+-- How far above and below the feet's mean height a foot may plant: the body is as long
+-- as two treads, so on the stairs its front and back feet are up to two risers apart.
+local MAX_STEP = 0.35
+-- How slowly the body follows the height of the feet: going down the stairs, the body
+-- must not drop before the front feet have swung over the step edge.
+local HEIGHT_TIME = 0.3
+
+local sk = scene.skeletons.walker
+local params = scene.params.walker
+
+local function make_rig()
+  local legs = {}
+  for i, l in ipairs(params.legs) do
+    legs[i] = { name = l.name, hip = sk:bone("hip_" .. l.name), knee = sk:bone("knee_" .. l.name),
+                foot = sk:bone("foot_" .. l.name), pole_offset = { 0, 0, -0.5 } } -- knees bend backwards
+  end
+  return walker.new{ body = sk:bone("body"), legs = legs, ground = scene.ground, gait = "alternate",
+                     body_height = params.body_height, foot_offset = params.foot_offset,
+                     step_height = STEP_HEIGHT, step_time = STEP_TIME, step_distance = STEP_DISTANCE,
+                     max_step_up = MAX_STEP, max_step_down = MAX_STEP, height_time = HEIGHT_TIME }
+end
+
+state.rig = state.rig or make_rig()
+state.rig.step_height, state.rig.step_time = STEP_HEIGHT, STEP_TIME
+
+-- How far a leg's foot is from its target this frame (m).
+local function miss(leg)
+  local t = leg.target
+  return (ik.vec3(leg.foot:get_position()) - ik.vec3(t[1], t[2], t[3])):length()
+end
+
+function update(dt)
+  local rig = state.rig
+  rig:update(dt)
+  for _, leg in ipairs(rig.legs) do scene.report("leg_" .. leg.name, leg.reached, miss(leg)) end
+end

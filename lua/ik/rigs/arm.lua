@@ -1,0 +1,117 @@
+--- Arm rig: the hand reaches for a target, the elbow bends towards a pole.
+--
+-- A two-bone chain (upper arm, forearm, hand) solved exactly each update, on top of
+-- whatever pose the bones have (the animation's): only rotations are written, and
+-- bones never stretch. Parent the pole to the character (behind and below the elbow)
+-- so it turns with the body; parent the target anywhere but inside the arm.
+--
+-- Fields, read and write: `target`, `pole`, `hand_weight`, `weight` (the goal; the
+-- applied weight moves towards it over `blend_time`), `applied_weight` (read only),
+-- `enabled` (false fades the rig out, then it does nothing), `blend_time`, `order`.
+-- After an update: `reached` and `distance` (the hand's distance to the target).
+-- @module ik.rigs.arm
+
+local ik = require("ik")
+local common = require("ik.rigs.common")
+
+local OWNER = "ik.rigs.arm"
+
+local arm = {}
+
+--- The arm's place in a rig set: after root (100), chest (200) and legs (300), before
+-- look (500).
+arm.order = 400
+
+local FIELDS = common.fields({
+  { "upper", "bone", required = true },
+  { "lower", "bone", required = true },
+  { "hand", "bone", required = true },
+  { "target", "point", required = true },
+  { "pole", "point" },
+  { "hand_weight", "unit", default = 1 },
+  { "tolerance", "positive", default = 1e-3 },
+  { "bend_speed", "positive", default = 4 * math.pi },
+}, common.rig_fields(arm.order))
+
+local Arm = {}
+Arm.__index = Arm
+
+--- Makes an arm rig.
+-- @tparam table options
+--
+-- - `upper`, `lower`, `hand`: the three bones (transforms), shoulder first; required.
+-- - `target`: a transform or vec3 the hand goes to; required.
+-- - `pole`: a transform or vec3 the elbow bends towards, or nil (the elbow keeps the
+--   side it bends to in the pose).
+-- - `hand_weight`: in [0, 1], default 1: how far the hand takes the target's rotation
+--   (a transform target only).
+-- - `tolerance`: distance counting as reached, default 1e-3.
+-- - `bend_speed`: radians per second, default 4 pi: the fastest the elbow swings round
+--   the shoulder-target line. When the target passes through the line from the
+--   shoulder to the pole, the pole no longer says which side the elbow goes; the
+--   elbow then comes over at this speed instead of flipping in one frame.
+-- - `weight` (default 1), `enabled` (default true), `blend_time` (seconds, default
+--   0.2), `order` (default 400), `reset_pose` (default false: true puts back the local
+--   rotations the bones had when the rig was made at each update, for bones nothing
+--   animates).
+-- @treturn table the rig
+-- @usage local sk = ik.skeleton{
+--   { name = "chest", position = {0, 1.4, 0} },
+--   { name = "upper", parent = "chest", position = {0.2, 0, 0} },
+--   { name = "lower", parent = "upper", position = {0.3, 0, 0} },
+--   { name = "hand", parent = "lower", position = {0.25, 0, 0} },
+-- }
+-- local target = ik.node{ position = {0.4, 1.1, 0.3} }
+-- local rig = require("ik.rigs.arm").new{
+--   upper = sk:bone("upper"), lower = sk:bone("lower"), hand = sk:bone("hand"),
+--   target = target, pole = ik.node{ position = {0.3, 1.2, -1}, parent = sk:bone("chest") },
+-- }
+-- rig:update(1 / 60)
+-- assert(rig.reached and (sk:bone("hand"):get_position() - target:get_position()):length() < 1e-3)
+function arm.new(options)
+  local o = common.options(OWNER, options, FIELDS)
+  local self = setmetatable({}, Arm)
+  self.upper, self.lower, self.hand = o.upper, o.lower, o.hand
+  self.target, self.pole = o.target, o.pole
+  self.hand_weight = o.hand_weight
+  self._limb = common.limb({ o.upper, o.lower, o.hand }, o)
+  common.init_rig(self, OWNER, o, { o.upper, o.lower, o.hand })
+  self.reached, self.distance = false, nil
+  return self
+end
+
+--- Runs the rig for one frame, after the animation has posed the arm.
+-- @number dt seconds since the last update, >= 0
+-- @treturn boolean whether the hand is within tolerance of the target (false when idle)
+-- @treturn ?number its distance to the target (nil when idle)
+function Arm:update(dt)
+  local w = common.begin(self, dt)
+  if not w then
+    self.reached, self.distance = false, nil
+    return false, nil
+  end
+  local target = common.position(self.target, OWNER, "target")
+  local pole = self.pole ~= nil and common.position(self.pole, OWNER, "pole") or nil
+  local reached, distance = self._limb:solve(target, pole, w, dt)
+  local goal_rotation = common.rotation(self.target)
+  local hw = self.hand_weight
+  if not common.kinds.unit(hw) then
+    error(OWNER .. ": field 'hand_weight' (number in [0, 1] expected, got " .. common.describe(hw) .. ")", 2)
+  end
+  if goal_rotation and hw > 0 then
+    local hand = self.hand
+    hand:set_rotation(ik.quat(hand:get_rotation()):slerp(goal_rotation, hw * w))
+  end
+  self.reached, self.distance = reached, distance
+  return reached, distance
+end
+
+function Arm:_on_idle()
+  self._limb:forget()
+end
+
+function Arm:__tostring()
+  return string.format("ik.rigs.arm (weight %.3g)", self.applied_weight)
+end
+
+return arm

@@ -1,0 +1,151 @@
+/*
+ * ikl.h: what the binding files share. Not installed.
+ *
+ * One file per Lua-visible type (ikl_vec3.c, ikl_quat.c, ikl_chain.c, ikl_pole.c,
+ * ikl_constraint.c), each with an ikl_open_* that builds its metatable and puts its
+ * constructor in the module table on top of the stack. No C globals: metatables live in
+ * the registry under their type names, which are also their __name.
+ */
+#ifndef IKL_H
+#define IKL_H
+
+#include "ik.h"
+#include "ikl_compat.h"
+
+#define IKL_VEC3 "ik.vec3"
+#define IKL_QUAT "ik.quat"
+#define IKL_CHAIN "ik.chain"
+#define IKL_POLE "ik.pole"
+#define IKL_CONE "ik.cone"
+#define IKL_HINGE "ik.hinge"
+
+/* A pole target: where the chain bends towards, and how much. Mutable; a chain that
+ * holds one reads it at each solve. */
+typedef struct ikl_pole {
+  ik_vec3 position;
+  ik_real weight;
+  int closed;
+} ikl_pole;
+
+/* A joint constraint: immutable once made, so chains copy it. */
+typedef struct ikl_constraint {
+  ik_constraint c;
+} ikl_constraint;
+
+/* ---- type openers (each leaves the module table where it found it) ---- */
+void ikl_open_vec3(lua_State *L);
+void ikl_open_quat(lua_State *L);
+void ikl_open_pole(lua_State *L);
+void ikl_open_constraint(lua_State *L);
+void ikl_open_chain(lua_State *L);
+void ikl_open_skeleton(lua_State *L);
+void ikl_open_node(lua_State *L);
+void ikl_open_ground(lua_State *L); /* the table ik.ground */
+void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
+void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
+
+/* The skeleton and bone index of an ik.bone at idx (0 when it is none; raises when its
+ * skeleton is closed). */
+struct ik_skeleton;
+int ikl_tobone(lua_State *L, int idx, struct ik_skeleton **sk, int *bone);
+/* The C node of an ik.node at idx, or NULL (raises when it is closed). */
+struct ik_node;
+const struct ik_node *ikl_tonode(lua_State *L, int idx);
+
+/* ---- ground (ikl_ground.c), for the types that query one ---- */
+
+#define IKL_GROUND "ik.ground"
+struct ik_ground;
+/* The C ground of the open ik.ground at arg, or raises (wrong type, or "attempt to use a
+ * closed ik.ground"). */
+const struct ik_ground *ikl_checkground(lua_State *L, int arg);
+/* Runs query(ground, ud) on the ik.ground at gidx and returns its status. Every query
+ * of a ground goes through here: a custom ground's Lua function is called, in
+ * protected mode, from inside query; if it raised, query sees a failed ray (and, per
+ * the C contract, changes nothing) and its error is raised again once query is back. */
+typedef ik_status (*ikl_ground_query)(const struct ik_ground *g, void *ud);
+ik_status ikl_ground_run(lua_State *L, int gidx, ikl_ground_query query, void *ud);
+
+/* The open pole at arg, or raises (wrong type, or "attempt to use a closed ik.pole"). */
+ikl_pole *ikl_checkpole(lua_State *L, int arg);
+/* Pushes a new ik.pole at position, weight 1. */
+ikl_pole *ikl_pushpole(lua_State *L, ik_vec3 position);
+/* The constraint (ik.cone or ik.hinge) at idx, or NULL. */
+const ik_constraint *ikl_testconstraint(lua_State *L, int idx);
+
+/* ---- values ---- */
+
+/* Pushes a new ik.vec3 / ik.quat. */
+void ikl_pushvec3(lua_State *L, ik_vec3 v);
+void ikl_pushquat(lua_State *L, ik_quat q);
+
+/* Reads a vec3-like value at idx: an ik.vec3, an array {x, y, z}, or any table or
+ * userdata with fields x, y, z (a host's own vector type). Returns 0, *out untouched,
+ * when the value is none of those, or one of the module's other types (an ik.quat has
+ * x, y, z too; a closed ik.pole raises when indexed), or a userdata with no __index
+ * (indexing it would raise). Does not check finiteness. */
+int ikl_tovec3(lua_State *L, int idx, ik_vec3 *out);
+int ikl_toquat(lua_State *L, int idx, ik_quat *out);
+
+/* Argument checkers with Lua's wording: "bad argument #n to 'f' (vec3 expected, got
+ * string)", and for NaN/Inf/huge components "(finite vec3 expected, got NaN, inf or a
+ * huge component)" (quat likewise). */
+ik_vec3 ikl_checkvec3(lua_State *L, int arg);
+ik_quat ikl_checkquat(lua_State *L, int arg);
+/* A finite number argument. */
+ik_real ikl_checkreal(lua_State *L, int arg);
+/* A rotation argument: ikl_checkquat's, and not zero ("non-zero quat expected"). */
+ik_quat ikl_checkrotation(lua_State *L, int arg);
+/* Raises "bad argument #arg (<status message>)" unless st is IK_OK; returns 0, for a
+ * setter's return. */
+int ikl_checkstatus(lua_State *L, ik_status st, int arg);
+
+/* Pushes n as "%.14g" writes it ("nan", "inf" and "-inf" for those) and returns the
+ * string: numbers in messages and tostring read the same on every Lua (5.4's own
+ * formatting would add ".0" to integral floats, 5.1's would not). */
+const char *ikl_pushnumstr(lua_State *L, lua_Number n);
+
+/* The name of the value at idx for messages: __name for our types, else the type. */
+const char *ikl_typename(lua_State *L, int idx);
+
+/* Raises "bad argument #arg to 'f' (<expected> expected, got <what idx holds>)". */
+int ikl_typeerror(lua_State *L, int arg, const char *expected);
+
+/* Pushes how a bad value (at idx) reads in a message, and returns it: the number itself
+ * for a number (ikl_pushnumstr), else its type name (ikl_typename). */
+const char *ikl_describe(lua_State *L, int idx);
+
+/* Raises "<owner>: bad field '<field>' (<expected> expected, got <value>)", where value
+ * is ikl_describe's. idx holds the value. */
+int ikl_fielderror(lua_State *L, const char *owner, const char *field, const char *expected, int idx);
+
+/* Raises "<owner>: no field 'k' (fields: <list>)" for the first key of the table at t
+ * that is not one of `names` (NULL-terminated): a misspelt field in a spec table would
+ * otherwise be ignored in silence, its default used. */
+void ikl_check_keys(lua_State *L, int t, const char *owner, const char *const *names, const char *list);
+
+/* Whether the value at idx can be indexed without raising for want of a way to: a table,
+ * or a userdata whose metatable has __index. */
+int ikl_indexable(lua_State *L, int idx);
+
+/* Reads field `name` of the table at `t` (which must be a table) as a finite number in
+ * [lo, hi] (either bound may be -HUGE_VAL/HUGE_VAL), or def when the field is nil. */
+ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def,
+                          ik_real lo, ik_real hi, const char *expected);
+/* Same for a vec3-like field; returns 0 when nil (out untouched). */
+int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, ik_vec3 *out);
+
+/* Makes a metatable for tname with __name and `metameth` set, and methods in a table
+ * that becomes __index unless metameth defines __index itself (then the methods table
+ * is that function's first upvalue). Leaves the metatable on the stack. */
+void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const luaL_Reg *metameth);
+
+/* Whether a number (a vector, a quaternion) is usable as an input: finite and within
+ * IK_REAL_MAX_COORD, component by component. */
+int ikl_is_usable(lua_Number n);
+int ikl_vec3_usable(ik_vec3 v);
+int ikl_quat_usable(ik_quat q);
+/* ikl_quat_usable, and long enough to normalise: what every rotation input must be. */
+int ikl_rotation_usable(ik_quat q);
+
+#endif /* IKL_H */

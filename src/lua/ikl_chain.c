@@ -1,0 +1,1333 @@
+/***
+ * Chains: `ik.chain`, a run of joints, root first, that a solver moves towards a target.
+ * One userdata holds the whole chain (pose, bone lengths, rest pose, constraints), so
+ * `chain:solve(target)` is one C call that allocates nothing: call it every frame.
+ *
+ * A chain is made either from joint positions (a point chain: it owns its pose, and
+ * you read the solved joints back) or from bones (a bone chain: `bones` is a list of
+ * transforms, and each solve reads their pose and turns them). A transform is anything
+ * with `get_position()`, `get_rotation()` and `set_rotation(q)` in world space: an
+ * `ik.bone`, an `ik.node` or a host's own object.
+ *
+ * Fields, read and write (a bad value raises and changes nothing):
+ *
+ * - `solver`: "fabrik", "ccd", "dls" or "two_bone" (exact, 3 joints only; it ignores
+ *   constraints and base_direction). Default "fabrik"; a bone chain of 3 bones
+ *   defaults to "two_bone".
+ * - `iterations`: most sweeps an iterative solver runs, integer >= 1 (default 10).
+ * - `tolerance`: distance under which the tip counts as there, > 0 (default 1e-3).
+ * - `weight`: in [0, 1] (default 1), how far a solve moves the chain from its pose
+ *   towards the solution; 0 leaves it where it is.
+ * - `pole`: an `ik.pole` inner joints bend towards, or nil. Assigning a vec3 makes one.
+ *   A bone chain also takes a transform (its position, at full weight).
+ * - `base_direction`: the direction bone 1's constraint is measured against, or nil
+ *   (bone 1 free).
+ *
+ * Bone chains only:
+ *
+ * - `target`: where `solve()` sends the tip when given nothing: a transform (its
+ *   position and rotation, read at each solve) or a vec3, or nil. A target that moves
+ *   with the chain's own bones is refused, when set and again at each solve (a node
+ *   hung from one of them since); so is such a pole.
+ * - `match_rotation`: true to give the tip bone the target's world rotation (blended
+ *   by weight), default false.
+ * @classmod ik.chain
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "ik_skeleton.h"
+#include "ikl.h"
+
+enum { SOLVER_FABRIK, SOLVER_CCD, SOLVER_TWO_BONE, SOLVER_DLS };
+static const char *const solver_names[] = {"fabrik", "ccd", "two_bone", "dls", NULL};
+#define SOLVER_LIST "'fabrik', 'ccd', 'two_bone' or 'dls'"
+
+/* Point chains have the first POINT_FIELDS fields; bone chains all of them. */
+enum { F_SOLVER, F_ITERATIONS, F_TOLERANCE, F_WEIGHT, F_POLE, F_BASE_DIRECTION, F_TARGET, F_MATCH_ROTATION };
+static const char *const field_names[] = {"solver",         "iterations", "tolerance",      "weight", "pole",
+                                          "base_direction", "target",     "match_rotation", NULL};
+#define POINT_FIELDS 6
+#define FIELD_LIST "solver, iterations, tolerance, weight, pole, base_direction"
+#define BONE_FIELD_LIST FIELD_LIST ", target, match_rotation"
+/* What a spec table may hold: the pose, then the fields. */
+static const char *const point_spec_keys[] = {"positions", "solver", "iterations", "tolerance",
+                                              "weight",    "pole",   "base_direction", NULL};
+static const char *const bone_spec_keys[] = {"bones",  "solver",         "iterations", "tolerance",     "weight",
+                                             "pole",   "base_direction", "target",     "match_rotation", NULL};
+
+/* The header of a chain's userdata; its arrays follow it in the same block, in the order
+ * below. Each array's size is a multiple of ik_real's alignment and the header holds an
+ * ik_real, so every array starts aligned. Userdata never move: the pointers stay good. */
+typedef struct ikl_chain {
+  ik_constraint *constraints; /* count - 1, IK_CONSTRAINT_NONE where unset */
+  ik_vec3 *positions;         /* count: the pose solve() moves */
+  ik_vec3 *before;            /* count, scratch: the pose before a blended solve, or a
+                                 list being checked before it replaces the pose; for a
+                                 bone chain, the bones' positions as read */
+  ik_vec3 *rest;              /* count: the pose given at creation (hinge axes) */
+  ik_real *lengths;           /* count - 1: bone i joins joint i and i + 1 */
+  ik_quat *rotations;         /* bone chains only (else NULL), count: the bones' world
+                                 rotations, read, then turned by the rotations job */
+  ikl_pole *pole;             /* NULL, or the pole kept alive in the uservalue */
+  ik_vec3 base_direction;     /* zero: none */
+  /* Bone chains: the world rotation of what bone 1 hangs from when the chain was made
+   * (when the bone can tell: see parent_rotation), so that bone 1's constraint turns
+   * with the character. */
+  ik_quat base_rest;
+  ik_real tolerance, weight;
+  int count, solver, iterations;
+  int constrained; /* any constraint set: the solvers skip the pass when not */
+  int closed;
+  int bound;             /* made from bones: the uservalue holds them under "bones" */
+  int has_base_rest;     /* base_rest is known */
+  int match_rotation;    /* bone chains: the tip takes the target's rotation */
+  int pole_is_transform; /* bone chains: the uservalue's "pole" is a transform */
+} ikl_chain;
+
+/* Keeps the size of the block well inside what every Lua can allocate. */
+#define PER_JOINT (sizeof(ik_constraint) + sizeof(ik_real) + 3 * sizeof(ik_vec3))
+#define MAX_JOINTS ((int)((INT_MAX - sizeof(ikl_chain)) / PER_JOINT))
+#define MAX_BONES ((int)((INT_MAX - sizeof(ikl_chain)) / (PER_JOINT + sizeof(ik_quat))))
+
+static ikl_chain *check(lua_State *L, int arg) { return (ikl_chain *)luaL_checkudata(L, arg, IKL_CHAIN); }
+
+static ikl_chain *check_open(lua_State *L, int arg) {
+  ikl_chain *c = check(L, arg);
+  if (c->closed) luaL_error(L, "attempt to use a closed ik.chain");
+  return c;
+}
+
+
+/* 0-based index from the 1-based integer at arg, which must lie in 1..last. */
+static int check_index(lua_State *L, int arg, int last) {
+  lua_Integer i = luaL_checkinteger(L, arg);
+  if (i < 1 || i > last) luaL_argerror(L, arg, lua_pushfstring(L, "index out of range: 1..%d", last));
+  return (int)i - 1;
+}
+
+/* ---- poses ---- */
+
+enum { POSE_OK, POSE_NOT_VEC3, POSE_NOT_FINITE, POSE_ZERO_BONE };
+
+/* Reads the n vec3-likes of the list at t into out and checks them as a pose: finite,
+ * and no two consecutive joints coinciding (a bone with no direction cannot be turned).
+ * On failure *bad is the 1-based joint, or bone, at fault. */
+static int read_pose(lua_State *L, int t, int n, ik_vec3 *out, int *bad) {
+  int i, ok;
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, t, i + 1);
+    ok = ikl_tovec3(L, -1, &out[i]);
+    lua_pop(L, 1);
+    *bad = i + 1;
+    if (!ok) return POSE_NOT_VEC3;
+    if (!ikl_vec3_usable(out[i])) return POSE_NOT_FINITE;
+    if (i > 0 && !(ik_vec3_dist2(out[i - 1], out[i]) > IK_TINY_LEN2)) {
+      *bad = i;
+      return POSE_ZERO_BONE;
+    }
+  }
+  return POSE_OK;
+}
+
+/* Pushes what is wrong with the list at t, for the constructor and set_positions alike. */
+static const char *pose_problem(lua_State *L, int t, int status, int bad) {
+  if (status == POSE_NOT_VEC3) {
+    lua_rawgeti(L, t, bad);
+    return lua_pushfstring(L, "vec3 expected at index %d, got %s", bad, ikl_typename(L, -1));
+  }
+  if (status == POSE_NOT_FINITE)
+    return lua_pushfstring(L, "finite vec3 expected at index %d, got NaN, inf or a huge component", bad);
+  return lua_pushfstring(L, "bone %d has zero length: joints %d and %d coincide", bad, bad, bad + 1);
+}
+
+/* Pushes why the pose (c->count joints, each already usable and no bone of zero length)
+ * is not one the core takes as a chain, or returns NULL when it is. What is left to
+ * refuse is its reach (ik_chain.h): the root's largest coordinate plus the length,
+ * within IK_REAL_MAX_REACH, so that no pose a solve gives can leave the range. Asked of
+ * the core itself, with the pose and lengths the solve will see (`lengths` measured
+ * from the pose; NULL to measure them here without storing them): every pose that
+ * comes in (construction, set_positions, a bone chain's bones at each solve) is checked
+ * here, and a solve never meets a refusal. */
+static const char *reach_problem(lua_State *L, const ikl_chain *c, const ik_vec3 *pose, ik_real *lengths) {
+  ik_chain chain;
+  ik_error err;
+  ik_chain_init(&chain, (ik_vec3 *)pose, c->count, lengths ? lengths : c->lengths); /* only read */
+  chain.derive_lengths = lengths == NULL;
+  if (ik_chain_validate(&chain, &err) == IK_OK) return NULL;
+  if (err.status != IK_E_RANGE) return ik_status_message(err.status);
+  return lua_pushfstring(L, "the chain reaches too far: its root's largest coordinate plus its length must be "
+                            "at most %s",
+                         ikl_pushnumstr(L, (lua_Number)IK_REAL_MAX_REACH));
+}
+
+/* ---- transforms ---- */
+
+/* The methods each use of a transform needs; the first, get_position, is what tells a
+ * transform from a vec3-like table. */
+static const char *const BONE_METHODS[] = {"get_position", "get_rotation", "set_rotation", NULL};
+static const char *const TARGET_METHODS[] = {"get_position", "get_rotation", NULL};
+static const char *const POLE_METHODS[] = {"get_position", NULL};
+
+enum { NOT_TRANSFORM, IS_TRANSFORM, PARTIAL_TRANSFORM };
+
+/* Whether the value at idx keeps the transform contract `methods`: an ik.bone or ik.node
+ * always does (raising when closed); the module's other types never do; any other table
+ * or userdata does when it has every method. PARTIAL_TRANSFORM: it has get_position but
+ * lacks *missing, so it meant to be one. */
+static int transform_kind(lua_State *L, int idx, const char *const *methods, const char **missing) {
+  ik_skeleton *sk;
+  int bone, i, type = lua_type(L, idx);
+  *missing = NULL;
+  if (ikl_tobone(L, idx, &sk, &bone) || ikl_tonode(L, idx)) return IS_TRANSFORM;
+  /* Indexing a userdata without __index would raise. */
+  if (!ikl_indexable(L, idx)) return NOT_TRANSFORM;
+  if (type == LUA_TUSERDATA && strncmp(ikl_typename(L, idx), "ik.", 3) == 0) return NOT_TRANSFORM;
+  idx = lua_absindex(L, idx);
+  for (i = 0; methods[i]; i++) {
+    lua_getfield(L, idx, methods[i]);
+    if (lua_isnil(L, -1)) *missing = methods[i];
+    lua_pop(L, 1);
+    if (*missing) return i == 0 ? NOT_TRANSFORM : PARTIAL_TRANSFORM;
+  }
+  return IS_TRANSFORM;
+}
+
+/* A transform on the stack, sorted once: an ik.bone or ik.node is read and written in C
+ * (the fast path: no allocation), anything else through its methods. */
+typedef struct xform {
+  int idx;
+  ik_skeleton *sk; /* an ik.bone: its skeleton and C index */
+  int bone;
+  const ik_node *node; /* an ik.node */
+} xform;
+
+static void xform_at(lua_State *L, int idx, xform *t) {
+  t->idx = lua_absindex(L, idx);
+  t->node = NULL;
+  if (!ikl_tobone(L, t->idx, &t->sk, &t->bone)) {
+    t->sk = NULL;
+    t->node = ikl_tonode(L, t->idx);
+  }
+}
+
+/* What a message says is being read: "bone 2", or `name` (the target, the pole). */
+static const char *label(lua_State *L, const char *name, int bone) {
+  return bone > 0 ? lua_pushfstring(L, "bone %d", bone) : name;
+}
+
+/* Raises a problem with what a transform gave or is: at construction or assignment as
+ * "ik.chain: bad field '<field>' (<what>)", in solve (field NULL) as "ik.chain: <what>". */
+static int transform_error(lua_State *L, const char *field, const char *what) {
+  if (field) return luaL_error(L, "ik.chain: bad field '%s' (%s)", field, what);
+  return luaL_error(L, "ik.chain: %s", what);
+}
+
+/* Calls the object's method with no argument and leaves the one result on the stack. */
+static void call_getter(lua_State *L, int idx, const char *method) {
+  lua_getfield(L, idx, method);
+  lua_pushvalue(L, idx);
+  lua_call(L, 1, 1);
+}
+
+/* World position of the transform; raises (see transform_error) when a host object
+ * returns something unusable. */
+static ik_vec3 xform_position(lua_State *L, const xform *t, const char *field, const char *name, int bone) {
+  ik_vec3 p;
+  if (t->sk) {
+    ik_skeleton_get_world(t->sk, t->bone, &p, NULL);
+    return p;
+  }
+  if (t->node) {
+    ik_node_get_world(t->node, &p, NULL);
+    return p;
+  }
+  call_getter(L, t->idx, "get_position");
+  if (!ikl_tovec3(L, -1, &p)) {
+    const char *got = ikl_typename(L, -1);
+    transform_error(L, field, lua_pushfstring(L, "%s: get_position returned %s (vec3 expected)",
+                                              label(L, name, bone), got));
+  }
+  if (!ikl_vec3_usable(p))
+    transform_error(L, field, lua_pushfstring(L, "%s: get_position returned NaN, inf or a huge component",
+                                              label(L, name, bone)));
+  lua_pop(L, 1);
+  return p;
+}
+
+/* A quaternion a host object returned (at the top of the stack, popped): any finite
+ * non-zero one, as ik.bone and ik.node take them. */
+static ik_quat returned_quat(lua_State *L, const char *method, const char *field, const char *name,
+                             int bone) {
+  ik_quat q;
+  if (!ikl_toquat(L, -1, &q)) {
+    const char *got = ikl_typename(L, -1);
+    transform_error(L, field, lua_pushfstring(L, "%s: %s returned %s (quat expected)", label(L, name, bone),
+                                              method, got));
+  }
+  if (!ikl_rotation_usable(q))
+    transform_error(L, field, lua_pushfstring(L, "%s: %s returned a zero, NaN, inf or huge quat",
+                                              label(L, name, bone), method));
+  lua_pop(L, 1);
+  return q;
+}
+
+/* World rotation of the transform. */
+static ik_quat xform_rotation(lua_State *L, const xform *t, const char *field, const char *name, int bone) {
+  ik_quat q;
+  if (t->sk) {
+    ik_skeleton_get_world(t->sk, t->bone, NULL, &q);
+    return q;
+  }
+  if (t->node) {
+    ik_node_get_world(t->node, NULL, &q);
+    return q;
+  }
+  call_getter(L, t->idx, "get_rotation");
+  return returned_quat(L, "get_rotation", field, name, bone);
+}
+
+/* Turns the transform to a world rotation; bone (1-based) names it in messages. */
+static void xform_set_rotation(lua_State *L, const xform *t, ik_quat q, int bone) {
+  ik_status st = IK_OK;
+  if (t->sk) {
+    st = ik_skeleton_set_world_rotation(t->sk, t->bone, q);
+  } else if (t->node) {
+    /* ikl_tonode hands nodes out const for readers; this one is a live ik.node the
+     * chain was given to turn, as its own set_rotation would. */
+    st = ik_node_set_world_rotation((ik_node *)t->node, q);
+  } else {
+    lua_getfield(L, t->idx, "set_rotation");
+    lua_pushvalue(L, t->idx);
+    ikl_pushquat(L, q);
+    lua_call(L, 2, 0);
+  }
+  if (st != IK_OK)
+    luaL_error(L, "ik.chain: bone %d refused its new rotation (%s)", bone, ik_status_message(st));
+}
+
+/* The world rotation of what the transform hangs from, as world * inverse(local): from
+ * the transform alone, whatever the host's hierarchy. 0 when it cannot tell (a host
+ * object without get_local_rotation: its chain's bone 1 constraint then stays in world
+ * space). */
+static int parent_rotation(lua_State *L, const xform *t, ik_quat world, ik_quat *out, const char *field) {
+  ik_quat local;
+  if (t->sk) {
+    ik_skeleton_get_local(t->sk, t->bone, NULL, &local);
+  } else if (t->node) {
+    ik_node_get_local(t->node, NULL, &local);
+  } else {
+    lua_getfield(L, t->idx, "get_local_rotation");
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    lua_pushvalue(L, t->idx);
+    lua_call(L, 1, 1);
+    local = returned_quat(L, "get_local_rotation", field, NULL, 1);
+  }
+  *out = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(world), ik_quat_inverse(local)));
+  return 1;
+}
+
+/* Pushes the chain's list of bones (the chain is at ci). */
+static void push_bones(lua_State *L, int ci) {
+  ikl_getuservalue(L, ci);
+  lua_getfield(L, -1, "bones");
+  lua_remove(L, -2);
+}
+
+/* Position of bone i (0-based) of a bone chain, read now. */
+static ik_vec3 bone_position(lua_State *L, int ci, int i) {
+  xform t;
+  ik_vec3 p;
+  push_bones(L, ci);
+  lua_rawgeti(L, -1, i + 1);
+  xform_at(L, -1, &t);
+  p = xform_position(L, &t, NULL, NULL, i + 1);
+  lua_pop(L, 2);
+  return p;
+}
+
+/* The 1-based index of the bone of this chain that the value at idx would move with: it
+ * is that bone (*is_bone set), or an ik.node or ik.bone hanging from it or from below
+ * it. The bone nearest the tip is named: a target on the hand depends on the shoulder
+ * too, but the hand is where it was put. 0 when it moves with none that the chain can
+ * see (host objects' hierarchies are not visible, nor the parents of ik.node bones). */
+static int moves_with(lua_State *L, const ikl_chain *c, int ci, int idx, int *is_bone) {
+  const ik_node *node;
+  ik_skeleton *sk, *value_sk = NULL;
+  int i, bone, value_bone = -1, found = 0;
+  idx = lua_absindex(L, idx);
+  node = ikl_tonode(L, idx);
+  if (!node && !ikl_tobone(L, idx, &value_sk, &value_bone)) value_sk = NULL;
+  push_bones(L, ci);
+  for (i = c->count; i >= 1 && !found; i--) {
+    lua_rawgeti(L, -1, i);
+    *is_bone = lua_rawequal(L, -1, idx);
+    if (*is_bone) {
+      found = i;
+    } else if ((node || value_sk) && ikl_tobone(L, -1, &sk, &bone)) {
+      if (node ? ik_node_depends_on_bone(node, sk, bone)
+               : sk == value_sk && ik_skeleton_in_subtree(sk, value_bone, bone))
+        found = i;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return found;
+}
+
+/* Pushes why the value at idx cannot be the chain's `what` ("target", "pole"), or
+ * returns NULL when it can. */
+static const char *dependency_problem(lua_State *L, const ikl_chain *c, int ci, int idx, const char *what) {
+  int is_bone = 0, bone = moves_with(L, c, ci, idx, &is_bone);
+  if (!bone) return NULL;
+  return lua_pushfstring(L, "the %s %s bone %d of this chain: it would move with every solve", what,
+                         is_bone ? "is" : "hangs from", bone);
+}
+
+/* ---- targets ---- */
+
+enum { TARGET_BAD, TARGET_VEC3, TARGET_TRANSFORM };
+
+/* Sorts the value at idx as a target: a transform, or a vec3-like (in *v). TARGET_BAD
+ * with *missing set when it is a transform lacking a method, NULL when it is neither. */
+static int target_kind(lua_State *L, int idx, ik_vec3 *v, const char **missing) {
+  int kind;
+  if (luaL_testudata(L, idx, IKL_VEC3)) { /* the common case first: no method look-ups */
+    *v = *(const ik_vec3 *)lua_touserdata(L, idx);
+    *missing = NULL;
+    return TARGET_VEC3;
+  }
+  kind = transform_kind(L, idx, TARGET_METHODS, missing);
+  if (kind == IS_TRANSFORM) return TARGET_TRANSFORM;
+  if (kind == NOT_TRANSFORM && ikl_tovec3(L, idx, v)) return TARGET_VEC3;
+  return TARGET_BAD;
+}
+
+/* Pushes why the value at idx is no target ("transform or vec3 expected, got ..."). */
+static const char *target_problem(lua_State *L, int idx, const char *missing) {
+  if (missing)
+    return lua_pushfstring(L, "transform or vec3 expected, got %s without %s", ikl_typename(L, idx), missing);
+  return lua_pushfstring(L, "transform or vec3 expected, got %s", ikl_typename(L, idx));
+}
+
+#define NOT_FINITE_VEC3 "finite vec3 expected, got NaN, inf or a huge component"
+
+/* Checks the value at v as the chain's target and keeps it in the uservalue: the
+ * transform itself, or a vec3-like copied into an ik.vec3 (so c.target reads back one
+ * object, and changing the table given later changes nothing). */
+static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
+  ik_vec3 p;
+  const char *missing, *problem;
+  int kind;
+  v = lua_absindex(L, v);
+  if (lua_isnil(L, v)) {
+    lua_pushnil(L);
+  } else {
+    kind = target_kind(L, v, &p, &missing);
+    if (kind == TARGET_BAD) transform_error(L, "target", target_problem(L, v, missing));
+    if (kind == TARGET_VEC3) {
+      if (!ikl_vec3_usable(p)) transform_error(L, "target", NOT_FINITE_VEC3);
+      ikl_pushvec3(L, p);
+    } else {
+      if ((problem = dependency_problem(L, c, ci, v, "target")) != NULL)
+        transform_error(L, "target", problem);
+      lua_pushvalue(L, v);
+    }
+  }
+  ikl_getuservalue(L, ci);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "target");
+  lua_pop(L, 1);
+}
+
+/* ---- fields ---- */
+
+static int field_id(const char *key, int bound) {
+  int i, n = bound ? (int)(sizeof field_names / sizeof *field_names) - 1 : POINT_FIELDS;
+  for (i = 0; i < n; i++)
+    if (strcmp(key, field_names[i]) == 0) return i;
+  return -1;
+}
+
+static ik_vec3 check_field_vec3(lua_State *L, int v, const char *field, const char *expected) {
+  ik_vec3 p;
+  if (!ikl_tovec3(L, v, &p)) ikl_fielderror(L, IKL_CHAIN, field, expected, v);
+  if (!ikl_vec3_usable(p))
+    luaL_error(L, "ik.chain: bad field '%s' (finite vec3 expected, got NaN, inf or a huge component)", field);
+  return p;
+}
+
+static lua_Number check_field_number(lua_State *L, int v, const char *field, const char *expected, int ok) {
+  if (lua_type(L, v) != LUA_TNUMBER || !ok) ikl_fielderror(L, IKL_CHAIN, field, expected, v);
+  return lua_tonumber(L, v);
+}
+
+static void set_solver(lua_State *L, ikl_chain *c, int v) {
+  const char *name = lua_type(L, v) == LUA_TSTRING ? lua_tostring(L, v) : NULL;
+  int i;
+  if (!name) ikl_fielderror(L, IKL_CHAIN, "solver", SOLVER_LIST, v);
+  for (i = 0; solver_names[i] && strcmp(name, solver_names[i]) != 0; i++) continue;
+  if (!solver_names[i]) luaL_error(L, "ik.chain: bad field 'solver' (" SOLVER_LIST " expected, got '%s')", name);
+  /* Said now rather than at the first solve, where the mistake would be harder to find. */
+  if (i == SOLVER_TWO_BONE && c->count != 3)
+    luaL_error(L, "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has %d)", c->count);
+  c->solver = i;
+}
+
+/* The pole is read through c->pole at each solve; the uservalue keeps it alive. A bone
+ * chain also takes a transform, read at each solve (the uservalue's "pole" then). */
+static void set_pole(lua_State *L, ikl_chain *c, int ci, int v) {
+  ikl_pole *p = NULL;
+  int is_transform = 0;
+  const char *missing, *problem;
+  v = lua_absindex(L, v);
+  if (luaL_testudata(L, v, IKL_POLE)) {
+    p = ikl_checkpole(L, v);
+    lua_pushvalue(L, v);
+  } else if (c->bound && transform_kind(L, v, POLE_METHODS, &missing) == IS_TRANSFORM) {
+    if ((problem = dependency_problem(L, c, ci, v, "pole")) != NULL) transform_error(L, "pole", problem);
+    is_transform = 1;
+    lua_pushvalue(L, v);
+  } else if (!lua_isnil(L, v)) {
+    p = ikl_pushpole(
+        L, check_field_vec3(L, v, "pole", c->bound ? "transform, ik.pole or vec3" : "ik.pole or vec3"));
+  } else {
+    lua_pushnil(L);
+  }
+  ikl_getuservalue(L, ci);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "pole");
+  lua_pop(L, 1);
+  c->pole = p;
+  c->pole_is_transform = is_transform;
+}
+
+/* Checks the value at v for field `id` and stores it; the chain is at ci. Raises,
+ * changing nothing, when the value is bad. */
+static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
+  lua_Number n = lua_tonumber(L, v);
+  switch (id) {
+    case F_SOLVER:
+      set_solver(L, c, v);
+      break;
+    case F_ITERATIONS:
+      c->iterations = (int)check_field_number(L, v, "iterations", "integer >= 1",
+                                              n >= 1 && n <= INT_MAX && n == floor(n));
+      break;
+    case F_TOLERANCE:
+      c->tolerance = (ik_real)check_field_number(L, v, "tolerance", "positive number", n > 0 && ikl_is_usable(n));
+      break;
+    case F_WEIGHT:
+      c->weight = (ik_real)check_field_number(L, v, "weight", "number in [0, 1]", n >= 0 && n <= 1);
+      break;
+    case F_POLE:
+      set_pole(L, c, ci, v);
+      break;
+    case F_TARGET:
+      set_target(L, c, ci, v);
+      break;
+    case F_MATCH_ROTATION:
+      if (!lua_isboolean(L, v)) ikl_fielderror(L, IKL_CHAIN, "match_rotation", "boolean", v);
+      c->match_rotation = lua_toboolean(L, v);
+      break;
+    default: /* F_BASE_DIRECTION */
+      c->base_direction = lua_isnil(L, v) ? ik_vec3_zero() : check_field_vec3(L, v, "base_direction", "vec3");
+      break;
+  }
+}
+
+static int push_field(lua_State *L, const ikl_chain *c, int id) {
+  switch (id) {
+    case F_SOLVER: lua_pushstring(L, solver_names[c->solver]); break;
+    case F_ITERATIONS: lua_pushinteger(L, c->iterations); break;
+    case F_TOLERANCE: lua_pushnumber(L, (lua_Number)c->tolerance); break;
+    case F_WEIGHT: lua_pushnumber(L, (lua_Number)c->weight); break;
+    case F_MATCH_ROTATION: lua_pushboolean(L, c->match_rotation); break;
+    case F_POLE:
+    case F_TARGET:
+      ikl_getuservalue(L, 1);
+      lua_getfield(L, -1, field_names[id]);
+      break;
+    default: /* F_BASE_DIRECTION */
+      if (ik_vec3_len2(c->base_direction) > 0)
+        ikl_pushvec3(L, c->base_direction);
+      else
+        lua_pushnil(L);
+      break;
+  }
+  return 1;
+}
+
+/* ---- construction ---- */
+
+static ikl_chain *new_chain(lua_State *L, int n, int bound) {
+  size_t size = sizeof(ikl_chain) + (size_t)(n - 1) * (sizeof(ik_constraint) + sizeof(ik_real)) +
+                (size_t)n * 3 * sizeof(ik_vec3) + (bound ? (size_t)n * sizeof(ik_quat) : 0);
+  ikl_chain *c = (ikl_chain *)ikl_newuserdata(L, size);
+  char *at = (char *)(c + 1);
+  int i;
+  memset(c, 0, sizeof *c);
+  c->constraints = (ik_constraint *)(void *)at;
+  at += (size_t)(n - 1) * sizeof(ik_constraint);
+  c->positions = (ik_vec3 *)(void *)at;
+  c->before = c->positions + n;
+  c->rest = c->before + n;
+  c->lengths = (ik_real *)(void *)(c->rest + n);
+  c->rotations = bound ? (ik_quat *)(void *)(c->lengths + (n - 1)) : NULL;
+  for (i = 0; i < n - 1; i++) {
+    memset(&c->constraints[i], 0, sizeof c->constraints[i]);
+    c->constraints[i].type = IK_CONSTRAINT_NONE;
+  }
+  c->count = n;
+  c->bound = bound;
+  c->solver = SOLVER_FABRIK;
+  c->iterations = 10; /* the core's defaults (ik_fabrik_job_init) */
+  c->tolerance = (ik_real)1e-3;
+  c->weight = 1;
+  c->base_rest = ik_quat_identity();
+  /* What the chain holds: "pole", constraint objects by bone; bone chains also "bones"
+   * and "target". */
+  lua_newtable(L);
+  ikl_setuservalue(L, -2);
+  return c;
+}
+
+/* Sets every field the spec at 1 gives, onto the chain at ci. */
+static void set_fields(lua_State *L, ikl_chain *c, int ci) {
+  int id;
+  for (id = 0; field_names[id]; id++) {
+    if (!c->bound && id >= POINT_FIELDS) break;
+    lua_getfield(L, 1, field_names[id]);
+    if (!lua_isnil(L, -1)) set_field(L, c, ci, id, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+}
+
+/* The chain made from the list of transforms at 2: their positions now are its rest
+ * pose. The list is copied, so changing the table later changes nothing. */
+static int bone_chain_new(lua_State *L) {
+  ikl_chain *c;
+  const char *missing, *problem;
+  ik_quat root_rotation;
+  xform t;
+  size_t len;
+  int n, i, ci, kind;
+  if (!lua_istable(L, 2)) return ikl_fielderror(L, IKL_CHAIN, "bones", "at least 2 transforms", 2);
+  len = lua_rawlen(L, 2);
+  if (len < 2)
+    return luaL_error(L, "ik.chain: bad field 'bones' (at least 2 transforms expected, got %d)", (int)len);
+  if (len > (size_t)MAX_BONES) return luaL_error(L, "ik.chain: bad field 'bones' (too many bones)");
+  n = (int)len;
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, 2, i);
+    kind = transform_kind(L, -1, BONE_METHODS, &missing);
+    if (kind == PARTIAL_TRANSFORM)
+      return luaL_error(L, "ik.chain: bad field 'bones' (transform expected at index %d, got %s without %s)",
+                        i, ikl_typename(L, -1), missing);
+    if (kind == NOT_TRANSFORM)
+      return luaL_error(L, "ik.chain: bad field 'bones' (transform expected at index %d, got %s)", i,
+                        ikl_typename(L, -1));
+    lua_pop(L, 1);
+  }
+  c = new_chain(L, n, 1); /* 3 */
+  ci = lua_gettop(L);
+  ikl_getuservalue(L, ci);
+  lua_createtable(L, n, 0);
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, 2, i);
+    xform_at(L, -1, &t);
+    c->rest[i - 1] = xform_position(L, &t, "bones", NULL, i);
+    if (i == 1) {
+      root_rotation = xform_rotation(L, &t, "bones", NULL, 1);
+      c->has_base_rest = parent_rotation(L, &t, root_rotation, &c->base_rest, "bones");
+    }
+    if (i > 1 && !(ik_vec3_dist2(c->rest[i - 2], c->rest[i - 1]) > IK_TINY_LEN2))
+      return luaL_error(L, "ik.chain: bad field 'bones' (bones %d and %d are at the same place: a bone of "
+                        "zero length cannot be turned)", i - 1, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, -2, "bones");
+  lua_pop(L, 1);
+  if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
+    return luaL_error(L, "ik.chain: bad field 'bones' (%s)", problem);
+  memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
+  ik_measure_lengths(c->positions, n, c->lengths);
+  if (n == 3) c->solver = SOLVER_TWO_BONE; /* a limb: exact, and it takes the pole */
+  set_fields(L, c, ci);
+  luaL_setmetatable(L, IKL_CHAIN); /* last: a chain that failed half-made is never seen */
+  return 1;
+}
+
+/***
+ * Makes a chain, from its joints' positions (which are also its rest pose, the pose
+ * hinge axes are given in) or from bones.
+ *
+ * A bone chain follows its bones: joint i is `bones[i]:get_position()`, the last bone
+ * is the tip. Each solve reads every bone's world position and rotation (so IK works
+ * on top of animation, and bone lengths are measured again), solves, and turns the
+ * bones with `set_rotation`, root to tip, by the least rotation that puts each one
+ * where the solver did: the animation's twist about a bone is kept, positions are never
+ * written and bones never stretch. The rest pose of its constraints is the bones' pose
+ * when the chain is made. Each bone must hang, directly or not, from the one before it.
+ * @function ik.chain
+ * @tparam table spec either `positions` (list of at least 2 vec3, root first, no two
+ * consecutive ones equal) or `bones` (list of at least 2 transforms, root first), and
+ * any of the fields above. The chain's reach, its root's largest coordinate plus its
+ * length, must be within half the largest coordinate the module takes (5e139 for
+ * double, 5e14 for float), so that no solve can take a joint out of range: a pose that
+ * reaches further raises here, in `set_positions`, or (a bone chain's bones, read at
+ * each solve) in `solve`.
+ * @treturn ik.chain
+ * @usage local arm = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0}, {0, 2, 0} },
+ *                         solver = "two_bone", pole = {0, 1, 1} }
+ * local reached = arm:solve({1, 1, 0})
+ * assert(reached and #arm == 3)
+ * @usage local sk = ik.skeleton{
+ *   { name = "shoulder", position = {0, 1.5, 0} },
+ *   { name = "elbow", parent = "shoulder", position = {0.3, 0, 0} },
+ *   { name = "hand", parent = "elbow", position = {0.25, 0, 0} },
+ * }
+ * local target = ik.node{ position = {0.3, 1.2, 0.1} }
+ * local arm = ik.chain{ bones = { sk:bone("shoulder"), sk:bone("elbow"), sk:bone("hand") },
+ *                       target = target, pole = {0.2, 1.5, -1} }
+ * assert(arm.solver == "two_bone")   -- the default for 3 bones
+ * local reached = arm:solve()        -- turns the bones: the hand goes to the target
+ * local hand = sk:bone("hand"):get_position()
+ * assert(reached and (hand - target:get_position()):length() <= arm.tolerance)
+ */
+static int chain_new(lua_State *L) {
+  ikl_chain *c;
+  const char *problem;
+  size_t len;
+  int n, status, bad, ci, bound;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  lua_getfield(L, 1, "bones");
+  lua_getfield(L, 1, "positions");
+  if (!lua_isnil(L, 2) && !lua_isnil(L, 3))
+    return luaL_error(L,
+                      "ik.chain: bad field 'bones' (a chain is made from positions or from bones, not both)");
+  lua_getfield(L, 1, "target");
+  lua_getfield(L, 1, "match_rotation");
+  /* Neither list, but a field only bone chains have: the bones are what is missing. */
+  bound = !lua_isnil(L, 2) || (lua_isnil(L, 3) && (!lua_isnil(L, 4) || !lua_isnil(L, 5)));
+  lua_settop(L, 1);
+  ikl_check_keys(L, 1, IKL_CHAIN, bound ? bone_spec_keys : point_spec_keys,
+                 bound ? "bones, " BONE_FIELD_LIST : "positions, " FIELD_LIST);
+  if (bound) {
+    lua_getfield(L, 1, "bones"); /* 2 */
+    return bone_chain_new(L);
+  }
+  lua_getfield(L, 1, "positions"); /* 2 */
+  if (!lua_istable(L, 2)) return ikl_fielderror(L, IKL_CHAIN, "positions", "at least 2 vec3", 2);
+  len = lua_rawlen(L, 2);
+  if (len < 2) return luaL_error(L, "ik.chain: bad field 'positions' (at least 2 vec3 expected, got %d)", (int)len);
+  if (len > (size_t)MAX_JOINTS) return luaL_error(L, "ik.chain: bad field 'positions' (too many joints)");
+  n = (int)len;
+  c = new_chain(L, n, 0); /* 3 */
+  ci = lua_gettop(L);
+  status = read_pose(L, 2, n, c->rest, &bad);
+  if (status != POSE_OK)
+    return luaL_error(L, "ik.chain: bad field 'positions' (%s)", pose_problem(L, 2, status, bad));
+  if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
+    return luaL_error(L, "ik.chain: bad field 'positions' (%s)", problem);
+  memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
+  ik_measure_lengths(c->positions, n, c->lengths);
+  set_fields(L, c, ci);
+  luaL_setmetatable(L, IKL_CHAIN); /* last: a chain that failed half-made is never seen */
+  return 1;
+}
+
+/* ---- solving ---- */
+
+/* The pole as one solve sees it. */
+typedef struct pole_now {
+  int has;
+  ik_vec3 position;
+  ik_real weight;
+} pole_now;
+
+/* The core's description of the chain, over its pose c->positions. */
+static void fill_chain(const ikl_chain *c, const pole_now *pole, ik_quat base_rotation, ik_chain *chain) {
+  ik_chain_init(chain, c->positions, c->count, c->lengths);
+  if (c->constrained) chain->constraints = c->constraints;
+  chain->rest_positions = c->rest;
+  chain->base_direction = c->base_direction;
+  chain->base_rotation = base_rotation;
+  if (pole->has) {
+    chain->has_pole = 1;
+    chain->pole = pole->position;
+    chain->pole_weight = pole->weight;
+  }
+}
+
+/* The two-bone job takes a pole at full weight only: a lighter one turns the solved
+ * limb part of the way, as the pole pass of the other solvers does. Both jobs are
+ * validated before either runs, so a refusal leaves the limb as it was, never solved
+ * but not turned to its pole. (The pole job checks the positions it is given; the
+ * solved ones stay within the limb's reach, which the two-bone job checked.) */
+static ik_status run_two_bone(const ikl_chain *c, const pole_now *pole, ik_vec3 target, ik_result *r) {
+  const int pole_pass = pole->has && pole->weight < 1;
+  ik_two_bone_job job;
+  ik_pole_job pj;
+  ik_status st;
+  ik_two_bone_job_init(&job, c->positions, target);
+  job.tolerance = c->tolerance;
+  if (pole->has && !pole_pass) {
+    job.has_pole = 1;
+    job.pole = pole->position;
+  }
+  st = ik_two_bone_validate(&job, NULL);
+  if (st == IK_OK && pole_pass) {
+    ik_pole_job_init(&pj, c->positions, 3, pole->position);
+    pj.weight = pole->weight;
+    st = ik_pole_validate(&pj, NULL);
+  }
+  if (st != IK_OK) return st;
+  st = ik_two_bone_run(&job);
+  if (st == IK_OK && pole_pass) st = ik_pole_run(&pj);
+  *r = job.result;
+  return st;
+}
+
+static ik_status run_fabrik(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
+  ik_fabrik_job job;
+  ik_status st;
+  ik_fabrik_job_init(&job, chain, target);
+  job.tolerance = c->tolerance;
+  job.max_iterations = c->iterations;
+  st = ik_fabrik_run(&job);
+  *r = job.result;
+  return st;
+}
+
+static ik_status run_ccd(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
+  ik_ccd_job job;
+  ik_status st;
+  ik_ccd_job_init(&job, chain, target);
+  job.tolerance = c->tolerance;
+  job.max_iterations = c->iterations;
+  st = ik_ccd_run(&job);
+  *r = job.result;
+  return st;
+}
+
+static ik_status run_dls(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
+  ik_dls_job job;
+  ik_status st;
+  ik_dls_job_init(&job, chain, target);
+  job.tolerance = c->tolerance;
+  job.max_iterations = c->iterations;
+  st = ik_dls_run(&job);
+  *r = job.result;
+  return st;
+}
+
+/* Runs the chain's solver on c->positions at full weight: blending is the caller's, the
+ * same for all solvers. */
+static ik_status run_solver(const ikl_chain *c, const pole_now *pole, ik_quat base_rotation, ik_vec3 target,
+                            ik_result *r) {
+  ik_chain chain;
+  if (c->solver == SOLVER_TWO_BONE) return run_two_bone(c, pole, target, r);
+  fill_chain(c, pole, base_rotation, &chain);
+  if (c->solver == SOLVER_CCD) return run_ccd(c, &chain, target, r);
+  if (c->solver == SOLVER_DLS) return run_dls(c, &chain, target, r);
+  return run_fabrik(c, &chain, target, r);
+}
+
+static void measure(const ikl_chain *c, ik_vec3 target, ik_result *r) {
+  r->distance = ik_vec3_dist(c->positions[c->count - 1], target);
+  r->reached = r->distance <= c->tolerance;
+}
+
+static int push_result(lua_State *L, const ik_result *r) {
+  lua_pushboolean(L, r->reached);
+  lua_pushnumber(L, (lua_Number)r->distance);
+  lua_pushinteger(L, r->iterations);
+  return 3;
+}
+
+static int point_solve(lua_State *L, ikl_chain *c) {
+  ik_vec3 target = ikl_checkvec3(L, 2);
+  ik_result r;
+  ik_status st;
+  pole_now pole = {0, {0, 0, 0}, 0};
+  if (c->pole) {
+    pole.has = 1;
+    pole.position = c->pole->position;
+    pole.weight = c->pole->weight;
+  }
+  if (!(c->weight > 0)) { /* nothing to move: the pose stays bit for bit */
+    r.iterations = 0;
+    measure(c, target, &r);
+  } else {
+    if (c->weight < 1) memcpy(c->before, c->positions, (size_t)c->count * sizeof *c->before);
+    st = run_solver(c, &pole, ik_quat_identity(), target, &r);
+    if (st != IK_OK) /* the chain is checked as it is built: a refusal is a bug here */
+      return luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(st));
+    if (c->weight < 1) {
+      ik_blend_chain(c->before, c->positions, c->count, c->weight);
+      measure(c, target, &r); /* the solver's result was for the pose before blending */
+    }
+  }
+  return push_result(L, &r);
+}
+
+/* Puts the target to solve for at 2: the argument, else the chain's own; reads its
+ * position into *p, and its rotation into *q when match_rotation wants it. */
+static void solve_target(lua_State *L, ikl_chain *c, ik_vec3 *p, ik_quat *q) {
+  const char *missing, *problem;
+  xform t;
+  int kind, stored = lua_isnil(L, 2);
+  if (stored) {
+    ikl_getuservalue(L, 1);
+    lua_getfield(L, -1, "target");
+    lua_replace(L, 2);
+    lua_pop(L, 1);
+    if (lua_isnil(L, 2))
+      luaL_argerror(L, 2, "transform or vec3 expected, got no value: the chain has no target");
+    kind = target_kind(L, 2, p, &missing); /* its kind and values were checked when it was set */
+  } else {
+    kind = target_kind(L, 2, p, &missing);
+    if (kind == TARGET_BAD) luaL_argerror(L, 2, target_problem(L, 2, missing));
+    if (kind == TARGET_VEC3 && !ikl_vec3_usable(*p)) luaL_argerror(L, 2, NOT_FINITE_VEC3);
+  }
+  /* Whether a transform moves with the chain is checked at each solve, the chain's own
+   * target as well as one given here: a node may have been hung from one of the chain's
+   * bones since it was set, and the target would run away. A loop over the bones, in C
+   * for ik.bone and ik.node. */
+  if (kind == TARGET_TRANSFORM && (problem = dependency_problem(L, c, 1, 2, "target")) != NULL) {
+    if (stored) transform_error(L, "target", problem);
+    luaL_argerror(L, 2, problem);
+  }
+  if (kind == TARGET_VEC3) {
+    if (c->match_rotation)
+      luaL_error(L, "ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3");
+    return;
+  }
+  xform_at(L, 2, &t);
+  *p = xform_position(L, &t, NULL, "target", 0);
+  if (c->match_rotation) *q = xform_rotation(L, &t, NULL, "target", 0);
+}
+
+/* The pole as this solve sees it: an ik.pole, or a transform's position now (checked,
+ * as the target is, for having come to move with the chain since it was set). */
+static void solve_pole(lua_State *L, const ikl_chain *c, pole_now *pole) {
+  pole->has = 0;
+  if (c->pole) {
+    pole->has = 1;
+    pole->position = c->pole->position;
+    pole->weight = c->pole->weight;
+  } else if (c->pole_is_transform) {
+    const char *problem;
+    xform t;
+    ikl_getuservalue(L, 1);
+    lua_getfield(L, -1, "pole");
+    if ((problem = dependency_problem(L, c, 1, -1, "pole")) != NULL) transform_error(L, "pole", problem);
+    xform_at(L, -1, &t);
+    pole->has = 1;
+    pole->position = xform_position(L, &t, NULL, "pole", 0);
+    pole->weight = 1;
+    lua_pop(L, 2);
+  }
+}
+
+/* Reads every bone's world pose into c->before and c->rotations (bones at idx), and what
+ * bone 1 hangs from has turned since the chain was made into *base_turn. */
+static void read_bones(lua_State *L, ikl_chain *c, int bones, ik_quat *base_turn) {
+  xform t;
+  ik_quat parent;
+  int i;
+  *base_turn = ik_quat_identity();
+  for (i = 0; i < c->count; i++) {
+    lua_rawgeti(L, bones, i + 1);
+    xform_at(L, -1, &t);
+    c->before[i] = xform_position(L, &t, NULL, NULL, i + 1);
+    c->rotations[i] = xform_rotation(L, &t, NULL, NULL, i + 1);
+    if (i > 0 && !(ik_vec3_dist2(c->before[i - 1], c->before[i]) > IK_TINY_LEN2))
+      luaL_error(L, "ik.chain: bones %d and %d are at the same place: a bone of zero length cannot be turned",
+                 i, i + 1);
+    /* What the root hangs from turns bone 1's base direction and, carried down the
+     * chain, every hinge axis: needed as soon as there is any constraint. */
+    if (i == 0 && c->has_base_rest && c->constrained && parent_rotation(L, &t, c->rotations[0], &parent, NULL))
+      *base_turn = ik_quat_mul(parent, ik_quat_inverse(c->base_rest));
+    lua_pop(L, 1);
+  }
+}
+
+/* Turns the bones (at idx) to c->rotations, root first, so each one's parent is already
+ * where it goes. The tip is written only when it takes the target's rotation: otherwise
+ * it just follows its parent, which the hierarchy does already (rewriting it would only
+ * add rounding to its local rotation). */
+static void write_bones(lua_State *L, const ikl_chain *c, int bones) {
+  xform t;
+  int i, n = c->match_rotation ? c->count : c->count - 1;
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, bones, i + 1);
+    xform_at(L, -1, &t);
+    xform_set_rotation(L, &t, c->rotations[i], i + 1);
+    lua_pop(L, 1);
+  }
+}
+
+static int bone_solve(lua_State *L, ikl_chain *c) {
+  const char *problem;
+  ik_vec3 target;
+  ik_quat target_rotation = ik_quat_identity(), base_turn;
+  ik_rotations_job rot;
+  ik_result r;
+  ik_status st;
+  pole_now pole;
+  int bones;
+  lua_settop(L, 2);
+  solve_target(L, c, &target, &target_rotation);
+  push_bones(L, 1);
+  bones = lua_gettop(L);
+  if (!(c->weight > 0)) { /* IK off: the pose is the animation's, bit for bit */
+    r.reached = 0;
+    r.iterations = 0;
+    r.distance = ik_vec3_dist(bone_position(L, 1, c->count - 1), target);
+    return push_result(L, &r);
+  }
+  read_bones(L, c, bones, &base_turn);
+  /* A bone chain's pose and lengths are scratch, read from its bones at each solve. */
+  memcpy(c->positions, c->before, (size_t)c->count * sizeof *c->positions);
+  ik_measure_lengths(c->positions, c->count, c->lengths); /* animation may scale bones */
+  if ((problem = reach_problem(L, c, c->positions, c->lengths)) != NULL)
+    return luaL_error(L, "ik.chain: the bones are out of range (%s)", problem);
+  solve_pole(L, c, &pole);
+  /* Full weight on the points: the weight blends rotations below, so every bone turns by
+   * its share of the angle and no bone is ever asked to stretch. */
+  st = run_solver(c, &pole, base_turn, target, &r);
+  if (st == IK_OK) {
+    ik_rotations_job_init(&rot, c->count, c->before, c->positions, c->rotations);
+    rot.weight = c->weight;
+    rot.match_tip_rotation = c->match_rotation;
+    rot.tip_rotation = target_rotation;
+    st = ik_rotations_run(&rot);
+  }
+  if (st != IK_OK) /* every input was checked as it was read: a refusal is a bug here */
+    return luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(st));
+  write_bones(L, c, bones);
+  /* Where the tip really is now, after the hierarchy turned it. */
+  r.distance = ik_vec3_dist(bone_position(L, 1, c->count - 1), target);
+  r.reached = r.distance <= c->tolerance;
+  return push_result(L, &r);
+}
+
+/***
+ * Moves the chain towards `target`: the solver runs from the current pose (a chain
+ * solved last frame starts close), the root stays and every bone keeps its length.
+ * With `weight` below 1 the chain then turns back towards the pose it had, bone by
+ * bone. Not reaching the target is no error: see the results.
+ *
+ * A bone chain solves from its bones' pose now and turns them (see `ik.chain`); the
+ * target may then be a transform too, and defaults to the chain's `target`. Its
+ * results describe where the tip bone is after the bones were turned. At weight 0 it
+ * touches no bone and returns false, the tip's distance and 0.
+ * @function solve
+ * @tparam vec3 target (bone chains: optional, a vec3 or a transform)
+ * @treturn boolean whether the tip is within `tolerance` of the target
+ * @treturn number the tip's distance to the target
+ * @treturn integer the solver's sweeps (0 when already there or out of reach; two_bone
+ * says 1)
+ * @usage local leg = ik.chain{ positions = { {0, 2, 0}, {0, 1, 0.1}, {0, 0, 0} } }
+ * local target = ik.vec3(0.5, 0.5, 0)   -- make targets once: solve allocates nothing
+ * local reached, distance = leg:solve(target)
+ * assert(reached and distance <= leg.tolerance)
+ * @usage local sk = ik.skeleton{
+ *   { name = "hip", position = {0, 1, 0} },
+ *   { name = "knee", parent = "hip", position = {0, -0.5, 0.05} },
+ *   { name = "ankle", parent = "knee", position = {0, -0.5, -0.05} },
+ *   { name = "toe", parent = "ankle", position = {0, -0.1, 0.15} },
+ * }
+ * local leg = ik.chain{ bones = { sk:bone("hip"), sk:bone("knee"), sk:bone("ankle") },
+ *                       pole = {0, 0.5, 2} }
+ * local step = ik.node{ position = {0.1, 0.2, 0.3}, rotation = ik.quat.euler(0.3, 0, 0) }
+ * leg.match_rotation = true            -- the foot takes the step's rotation
+ * assert(leg:solve(step))
+ * assert(sk:bone("ankle"):get_rotation():angle_to(step:get_rotation()) < 1e-3)
+ * leg.weight = 0                        -- IK off: the animated pose is left alone
+ * local _, _, sweeps = leg:solve(step)
+ * assert(sweeps == 0)
+ */
+static int chain_solve(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  if (c->pole && c->pole->closed) return luaL_error(L, "attempt to use a closed ik.pole");
+  return c->bound ? bone_solve(L, c) : point_solve(L, c);
+}
+
+/* ---- pose access ---- */
+
+/* Joint i (0-based): a point chain's own, or a bone chain's bone read now. */
+static ik_vec3 joint_at(lua_State *L, const ikl_chain *c, int i) {
+  return c->bound ? bone_position(L, 1, i) : c->positions[i];
+}
+
+/***
+ * One joint's position (a bone chain reads its bone's now).
+ * @function joint
+ * @tparam integer i 1 (root) .. #chain (tip)
+ * @treturn ik.vec3
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0} } }
+ * assert(chain:joint(#chain) == ik.vec3(0, 1, 0))   -- the tip
+ */
+static int chain_joint(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  ikl_pushvec3(L, joint_at(L, c, check_index(L, 2, c->count)));
+  return 1;
+}
+
+/***
+ * One joint's position as three numbers: allocates nothing, for per-frame code.
+ * @function joint_xyz
+ * @tparam integer i 1 (root) .. #chain (tip)
+ * @treturn number x
+ * @treturn number y
+ * @treturn number z
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0}, {0, 2, 0} } }
+ * chain:solve({1, 1, 0})
+ * for i = 1, #chain do
+ *   local x, y, z = chain:joint_xyz(i)   -- hand them to the host's bones
+ *   assert(ik.vec3(x, y, z) == chain:joint(i))
+ * end
+ */
+static int chain_joint_xyz(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  ik_vec3 p = joint_at(L, c, check_index(L, 2, c->count));
+  lua_pushnumber(L, (lua_Number)p.x);
+  lua_pushnumber(L, (lua_Number)p.y);
+  lua_pushnumber(L, (lua_Number)p.z);
+  return 3;
+}
+
+/***
+ * All joint positions, root first, in a new table.
+ * @function positions
+ * @treturn {ik.vec3,...}
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0} } }
+ * local pose = chain:positions()
+ * assert(#pose == #chain and pose[2] == ik.vec3(0, 1, 0))
+ */
+static int chain_positions(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  int i;
+  lua_createtable(L, c->count, 0);
+  for (i = 0; i < c->count; i++) {
+    ikl_pushvec3(L, joint_at(L, c, i));
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/***
+ * Sets a new pose, from animation say, and measures the bone lengths again from it
+ * (animation may scale bones). The rest pose stays the one given at creation. A bad
+ * list raises and changes nothing. Point chains only: a bone chain reads its bones.
+ * @function set_positions
+ * @tparam {vec3,...} positions exactly #chain of them, no two consecutive ones equal
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0}, {0, 2, 0} } }
+ * chain:set_positions{ {0, 0, 0}, {0, 2, 0}, {0, 4, 0} }   -- animated, bones scaled
+ * assert(chain:length() == 4)
+ */
+static int chain_set_positions(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  const char *problem;
+  int status, bad;
+  size_t len;
+  if (c->bound)
+    return luaL_error(L,
+                      "ik.chain: set_positions is for chains made from positions (this one reads its bones)");
+  luaL_checktype(L, 2, LUA_TTABLE);
+  len = lua_rawlen(L, 2);
+  if (len != (size_t)c->count)
+    return luaL_argerror(L, 2, lua_pushfstring(L, "%d positions expected, got %d", c->count, (int)len));
+  /* Read into the scratch array, so a bad list leaves the pose as it was. */
+  status = read_pose(L, 2, c->count, c->before, &bad);
+  if (status != POSE_OK) return luaL_argerror(L, 2, pose_problem(L, 2, status, bad));
+  if ((problem = reach_problem(L, c, c->before, NULL)) != NULL) return luaL_argerror(L, 2, problem);
+  memcpy(c->positions, c->before, (size_t)c->count * sizeof *c->before);
+  ik_measure_lengths(c->positions, c->count, c->lengths);
+  return 0;
+}
+
+/***
+ * The chain's full reach: the sum of its bone lengths (a bone chain measures its bones
+ * now).
+ * @function length
+ * @treturn number
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0}, {0, 3, 0} } }
+ * assert(chain:length() == 3)
+ * local reached = chain:solve({0, 5, 0})   -- out of reach: laid straight towards it
+ * assert(not reached and chain:joint(3) == ik.vec3(0, 3, 0))
+ */
+static int chain_length(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  ik_real total = 0;
+  int i;
+  if (c->bound) {
+    for (i = 0; i < c->count; i++) c->before[i] = bone_position(L, 1, i);
+    total = ik_measure_lengths(c->before, c->count, NULL);
+  } else {
+    for (i = 0; i < c->count - 1; i++) total += c->lengths[i];
+  }
+  lua_pushnumber(L, (lua_Number)total);
+  return 1;
+}
+
+/***
+ * A bone chain's bones, root first, in a new table (nil for a point chain).
+ * @function bones
+ * @treturn ?{transform,...}
+ * @usage local sk = ik.skeleton{ { name = "a" }, { name = "b", parent = "a", position = {0, 1, 0} } }
+ * local chain = ik.chain{ bones = sk:bones() }
+ * assert(#chain:bones() == 2 and rawequal(chain:bones()[2], sk:bone("b")))
+ */
+static int chain_bones(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  int i;
+  if (!c->bound) return 0;
+  push_bones(L, 1);
+  lua_createtable(L, c->count, 0);
+  for (i = 1; i <= c->count; i++) {
+    lua_rawgeti(L, -2, i);
+    lua_rawseti(L, -2, i);
+  }
+  return 1;
+}
+
+/* ---- constraints ---- */
+
+/***
+ * Limits bone i (joint i to i + 1) relative to bone i - 1, or bone 1 relative to
+ * `base_direction` (free without one). The constraint is copied: constraints are
+ * immutable, so set a new one to change it. nil removes it. The two_bone solver ignores
+ * constraints. In a bone chain, base_direction turns with what bone 1 hangs from (when
+ * the bone has get_local_rotation, as ik.bone and ik.node do).
+ * @function set_constraint
+ * @tparam integer i bone, 1 .. #chain - 1
+ * @tparam ?ik.cone|ik.hinge|nil con
+ * @usage local leg = ik.chain{ positions = { {0, 2, 0}, {0, 1, 0.1}, {0, 0, 0} } }
+ * leg:set_constraint(2, ik.hinge{ axis = {1, 0, 0}, min = 0, max = math.rad(150) })
+ * leg:solve({0, 0.5, 0.5})
+ * leg:set_constraint(2, nil)   -- free again
+ */
+static int chain_set_constraint(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  int i = check_index(L, 2, c->count - 1), k;
+  const ik_constraint *con = ikl_testconstraint(L, 3);
+  if (!con && !lua_isnoneornil(L, 3)) return ikl_typeerror(L, 3, "ik.cone, ik.hinge or nil");
+  lua_settop(L, 3);
+  ikl_getuservalue(L, 1); /* keeps the object for constraint(i) to give back */
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, i + 1);
+  if (con) {
+    c->constraints[i] = *con;
+  } else {
+    memset(&c->constraints[i], 0, sizeof c->constraints[i]);
+    c->constraints[i].type = IK_CONSTRAINT_NONE;
+  }
+  c->constrained = 0;
+  for (k = 0; k < c->count - 1; k++) c->constrained |= c->constraints[k].type != IK_CONSTRAINT_NONE;
+  return 0;
+}
+
+/***
+ * The constraint set on bone i (the very object given), or nil.
+ * @function constraint
+ * @tparam integer i bone, 1 .. #chain - 1
+ * @treturn ?ik.cone|ik.hinge
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0} } }
+ * local cone = ik.cone{ angle = 1 }
+ * chain:set_constraint(1, cone)
+ * assert(rawequal(chain:constraint(1), cone))
+ */
+static int chain_constraint(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  int i = check_index(L, 2, c->count - 1);
+  ikl_getuservalue(L, 1);
+  lua_rawgeti(L, -1, i + 1);
+  return 1;
+}
+
+/* ---- lifetime and metamethods ---- */
+
+/***
+ * Closes the chain: any later use raises, printing it excepted. Also done when it is
+ * collected, and in Lua 5.4 when a `<close>` variable holding it goes out of scope.
+ * Its bones, target and pole are left as they are.
+ * @function close
+ * @usage local chain = ik.chain{ positions = { {0, 0, 0}, {0, 1, 0} } }
+ * chain:close()
+ * assert(tostring(chain) == "ik.chain (closed)")
+ * assert(not pcall(function() chain:solve({1, 0, 0}) end))
+ */
+static int chain_close(lua_State *L) {
+  check(L, 1)->closed = 1;
+  return 0;
+}
+
+static int chain_len(lua_State *L) {
+  lua_pushinteger(L, check_open(L, 1)->count);
+  return 1;
+}
+
+static int chain_tostring(lua_State *L) {
+  ikl_chain *c = check(L, 1);
+  if (c->closed)
+    lua_pushliteral(L, "ik.chain (closed)");
+  else
+    lua_pushfstring(L, "ik.chain(%s, %d %s)", solver_names[c->solver], c->count,
+                    c->bound ? "bones" : "joints");
+  return 1;
+}
+
+/* Fields first, then methods (the upvalue). */
+static int chain_index(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  const char *key = lua_tostring(L, 2);
+  int id = key ? field_id(key, c->bound) : -1;
+  if (id >= 0) return push_field(L, c, id);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  return 1;
+}
+
+static int chain_newindex(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  int id = field_id(key, c->bound);
+  if (id < 0)
+    return luaL_error(L, "ik.chain: no field '%s' (fields: %s)", key,
+                      c->bound ? BONE_FIELD_LIST : FIELD_LIST);
+  set_field(L, c, 1, id, 3);
+  return 0;
+}
+
+static const luaL_Reg meth[] = {{"solve", chain_solve},
+                                {"joint", chain_joint},
+                                {"joint_xyz", chain_joint_xyz},
+                                {"positions", chain_positions},
+                                {"set_positions", chain_set_positions},
+                                {"length", chain_length},
+                                {"bones", chain_bones},
+                                {"set_constraint", chain_set_constraint},
+                                {"constraint", chain_constraint},
+                                {"close", chain_close},
+                                {NULL, NULL}};
+
+static const luaL_Reg metameth[] = {{"__index", chain_index},       {"__newindex", chain_newindex},
+                                    {"__len", chain_len},           {"__tostring", chain_tostring},
+                                    {"__gc", chain_close},          {"__close", chain_close},
+                                    {NULL, NULL}};
+
+void ikl_open_chain(lua_State *L) {
+  ikl_createmeta(L, IKL_CHAIN, meth, metameth);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, chain_new);
+  lua_setfield(L, -2, "chain");
+}

@@ -1,0 +1,198 @@
+/***
+ * 3D vectors: `ik.vec3`, a value type (full userdata, read-only fields x, y, z).
+ *
+ * Wherever the module takes a vec3 it also takes `{x, y, z}`, `{x = , y = , z = }` and
+ * any table or userdata with numeric fields x, y, z (a host's own vector type).
+ * @classmod ik.vec3
+ */
+#include <string.h>
+
+#include "ikl.h"
+
+static ik_vec3 *check(lua_State *L, int arg) { return (ik_vec3 *)luaL_checkudata(L, arg, IKL_VEC3); }
+
+void ikl_pushvec3(lua_State *L, ik_vec3 v) {
+  ik_vec3 *u = (ik_vec3 *)ikl_newuserdata0(L, sizeof *u);
+  *u = v;
+  luaL_setmetatable(L, IKL_VEC3);
+}
+
+/***
+ * Makes a vector. Missing components are 0; one vec3-like argument is copied.
+ * @function ik.vec3
+ * @tparam[opt=0] number x
+ * @tparam[opt=0] number y
+ * @tparam[opt=0] number z
+ * @treturn ik.vec3
+ * @usage local v = ik.vec3(1, 2, 3)
+ * assert(v.x == 1 and v.z == 3)
+ * assert(ik.vec3({4, 5, 6}) == ik.vec3(4, 5, 6))
+ */
+static int vec3_new(lua_State *L) {
+  ik_vec3 v;
+  lua_remove(L, 1); /* the ik.vec3 table itself (called through __call) */
+  if (lua_gettop(L) == 1 && lua_type(L, 1) != LUA_TNUMBER) {
+    ikl_pushvec3(L, ikl_checkvec3(L, 1));
+    return 1;
+  }
+  v.x = lua_isnoneornil(L, 1) ? 0 : ikl_checkreal(L, 1);
+  v.y = lua_isnoneornil(L, 2) ? 0 : ikl_checkreal(L, 2);
+  v.z = lua_isnoneornil(L, 3) ? 0 : ikl_checkreal(L, 3);
+  ikl_pushvec3(L, v);
+  return 1;
+}
+
+/*** Length.
+ * @function length
+ * @treturn number */
+static int vec3_length(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)ik_vec3_len(*check(L, 1)));
+  return 1;
+}
+
+/*** Unit vector in the same direction; the zero vector stays zero (never NaN).
+ * @function normalized
+ * @treturn ik.vec3 */
+static int vec3_normalized(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_normalize(*check(L, 1)));
+  return 1;
+}
+
+/*** Dot product.
+ * @function dot
+ * @tparam vec3 w
+ * @treturn number */
+static int vec3_dot(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)ik_vec3_dot(*check(L, 1), ikl_checkvec3(L, 2)));
+  return 1;
+}
+
+/*** Cross product (right-handed).
+ * @function cross
+ * @tparam vec3 w
+ * @treturn ik.vec3 */
+static int vec3_cross(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_cross(*check(L, 1), ikl_checkvec3(L, 2)));
+  return 1;
+}
+
+/*** Linear interpolation: t = 0 gives self, t = 1 gives w.
+ * @function lerp
+ * @tparam vec3 w
+ * @tparam number t
+ * @treturn ik.vec3 */
+static int vec3_lerp(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_lerp(*check(L, 1), ikl_checkvec3(L, 2), ikl_checkreal(L, 3)));
+  return 1;
+}
+
+/*** Distance to another point.
+ * @function distance
+ * @tparam vec3 w
+ * @treturn number */
+static int vec3_distance(lua_State *L) {
+  lua_pushnumber(L, (lua_Number)ik_vec3_dist(*check(L, 1), ikl_checkvec3(L, 2)));
+  return 1;
+}
+
+/*** The components.
+ * @function unpack
+ * @treturn number x
+ * @treturn number y
+ * @treturn number z
+ * @usage local x, y, z = ik.vec3(1, 2, 3):unpack() */
+static int vec3_unpack(lua_State *L) {
+  ik_vec3 v = *check(L, 1);
+  lua_pushnumber(L, (lua_Number)v.x);
+  lua_pushnumber(L, (lua_Number)v.y);
+  lua_pushnumber(L, (lua_Number)v.z);
+  return 3;
+}
+
+static int vec3_add(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_add(ikl_checkvec3(L, 1), ikl_checkvec3(L, 2)));
+  return 1;
+}
+
+static int vec3_sub(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_sub(ikl_checkvec3(L, 1), ikl_checkvec3(L, 2)));
+  return 1;
+}
+
+/* v * s and s * v. */
+static int vec3_mul(lua_State *L) {
+  if (lua_type(L, 1) == LUA_TNUMBER)
+    ikl_pushvec3(L, ik_vec3_scale(ikl_checkvec3(L, 2), ikl_checkreal(L, 1)));
+  else
+    ikl_pushvec3(L, ik_vec3_scale(ikl_checkvec3(L, 1), ikl_checkreal(L, 2)));
+  return 1;
+}
+
+static int vec3_div(lua_State *L) {
+  ik_real s = ikl_checkreal(L, 2);
+  luaL_argcheck(L, s != 0, 2, "division by zero");
+  ikl_pushvec3(L, ik_vec3_scale(ikl_checkvec3(L, 1), 1 / s));
+  return 1;
+}
+
+static int vec3_unm(lua_State *L) {
+  ikl_pushvec3(L, ik_vec3_neg(*check(L, 1)));
+  return 1;
+}
+
+static int vec3_eq(lua_State *L) {
+  ik_vec3 a, b;
+  lua_pushboolean(L, ikl_tovec3(L, 1, &a) && ikl_tovec3(L, 2, &b) && a.x == b.x && a.y == b.y && a.z == b.z);
+  return 1;
+}
+
+static int vec3_tostring(lua_State *L) {
+  ik_vec3 v = *check(L, 1);
+  lua_pushfstring(L, "vec3(%s, %s, %s)", ikl_pushnumstr(L, (lua_Number)v.x),
+                  ikl_pushnumstr(L, (lua_Number)v.y), ikl_pushnumstr(L, (lua_Number)v.z));
+  return 1;
+}
+
+/* Fields first (hot: v.x), then methods (the upvalue). */
+static int vec3_index(lua_State *L) {
+  const ik_vec3 *v = check(L, 1);
+  const char *key = lua_tostring(L, 2);
+  if (key && key[0] && !key[1]) {
+    switch (key[0]) {
+      case 'x': lua_pushnumber(L, (lua_Number)v->x); return 1;
+      case 'y': lua_pushnumber(L, (lua_Number)v->y); return 1;
+      case 'z': lua_pushnumber(L, (lua_Number)v->z); return 1;
+      default: break;
+    }
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  return 1;
+}
+
+static int vec3_newindex(lua_State *L) {
+  check(L, 1);
+  return luaL_error(L, "ik.vec3 is a value: its fields are read-only (make a new one with ik.vec3(x, y, z))");
+}
+
+static const luaL_Reg meth[] = {
+    {"length", vec3_length}, {"normalized", vec3_normalized}, {"dot", vec3_dot},
+    {"cross", vec3_cross},   {"lerp", vec3_lerp},             {"distance", vec3_distance},
+    {"unpack", vec3_unpack}, {NULL, NULL}};
+
+static const luaL_Reg metameth[] = {
+    {"__index", vec3_index}, {"__newindex", vec3_newindex}, {"__add", vec3_add},
+    {"__sub", vec3_sub},     {"__mul", vec3_mul},           {"__div", vec3_div},
+    {"__unm", vec3_unm},     {"__eq", vec3_eq},             {"__tostring", vec3_tostring},
+    {NULL, NULL}};
+
+void ikl_open_vec3(lua_State *L) {
+  ikl_createmeta(L, IKL_VEC3, meth, metameth);
+  lua_pop(L, 1);
+  lua_newtable(L); /* ik.vec3: callable, room for helpers */
+  lua_newtable(L);
+  lua_pushcfunction(L, vec3_new);
+  lua_setfield(L, -2, "__call");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, -2, "vec3");
+}

@@ -1,0 +1,91 @@
+-- Shared comparators for the specs: `local h = require("spec_helper")`.
+--
+-- Each returns true, or false and a message saying what differed, so that
+-- `assert(h.vec_near(v, {1, 2, 3}))` fails with that message. The default tolerance
+-- follows the module's scalar type: ik.real is "double" or "float".
+local ik = require("ik")
+
+local h = {}
+
+--- Default absolute tolerance: a few hundred ulps of 1 for double, about a hundred for float.
+h.TOL = ik.real == "float" and 2e-5 or 1e-10
+
+local function fmt(n)
+  if type(n) ~= "number" then return tostring(n) end
+  return string.format("%.17g", n)
+end
+
+-- The components of an ik.vec3, an ik.quat, an array {x, y, z[, w]} or a {x =, ...} table.
+local function components(v, n)
+  local c = {}
+  if type(v) ~= "table" and type(v) ~= "userdata" then return c end
+  local names = { "x", "y", "z", "w" }
+  for i = 1, n do
+    local value = v[names[i]]
+    if value == nil and type(v) == "table" then value = v[i] end
+    c[i] = value
+  end
+  return c
+end
+
+local function show(c, n)
+  local parts = {}
+  for i = 1, n do parts[i] = fmt(c[i]) end
+  return "(" .. table.concat(parts, ", ") .. ")"
+end
+
+--- |a - b| <= tol (default h.TOL). NaN is never near anything.
+function h.near(a, b, tol)
+  tol = tol or h.TOL
+  if type(a) ~= "number" or type(b) ~= "number" then
+    return false, "numbers expected, got " .. type(a) .. " and " .. type(b)
+  end
+  if math.abs(a - b) <= tol then return true end
+  return false, "expected " .. fmt(b) .. ", got " .. fmt(a) .. " (tolerance " .. fmt(tol) .. ")"
+end
+
+local function all_near(a, b, tol, n)
+  for i = 1, n do
+    if type(a[i]) ~= "number" or type(b[i]) ~= "number" then return false end
+    local d = math.abs(a[i] - b[i])
+    if d ~= d or d > tol then return false end -- NaN is never near
+  end
+  return true
+end
+
+--- Component by component within tol (default h.TOL); a and b may be ik.vec3 or tables.
+function h.vec_near(a, b, tol)
+  tol = tol or h.TOL
+  local ca, cb = components(a, 3), components(b, 3)
+  if all_near(ca, cb, tol, 3) then return true end
+  return false, "expected vec3" .. show(cb, 3) .. ", got vec3" .. show(ca, 3)
+    .. " (tolerance " .. fmt(tol) .. ")"
+end
+
+--- The same rotation within tol (default h.TOL) per component: q and -q are equal.
+function h.quat_near(a, b, tol)
+  tol = tol or h.TOL
+  local ca, cb = components(a, 4), components(b, 4)
+  local neg = {}
+  for i = 1, 4 do neg[i] = type(cb[i]) == "number" and -cb[i] or cb[i] end
+  if all_near(ca, cb, tol, 4) or all_near(ca, neg, tol, 4) then return true end
+  return false, "expected quat" .. show(cb, 4) .. " (or its negation), got quat" .. show(ca, 4)
+    .. " (tolerance " .. fmt(tol) .. ")"
+end
+
+--- Whether fn() raises an error whose text contains every one of the fragments (found
+-- plainly, not as patterns), wherever the location prefix puts them.
+function h.raises(fn, ...)
+  local ok, err = pcall(fn)
+  if ok then return false, "expected an error, none was raised" end
+  err = tostring(err)
+  for i = 1, select("#", ...) do
+    local fragment = select(i, ...)
+    if not string.find(err, fragment, 1, true) then
+      return false, "error " .. string.format("%q", err) .. " lacks " .. string.format("%q", fragment)
+    end
+  end
+  return true
+end
+
+return h
