@@ -794,38 +794,25 @@ static ik_status run_two_bone(const ikl_chain *c, const pole_now *pole, ik_vec3 
   return st;
 }
 
-static ik_status run_fabrik(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
-  ik_fabrik_job job;
-  ik_status st;
-  ik_fabrik_job_init(&job, chain, target);
-  job.tolerance = c->tolerance;
-  job.max_iterations = c->iterations;
-  st = ik_fabrik_run(&job);
-  *r = job.result;
-  return st;
-}
+/* FABRIK, CCD and DLS take the chain's settings alike: run_fabrik, run_ccd and run_dls are
+ * this one body over the job kind (ik_<kind>_job, ik_<kind>_job_init, ik_<kind>_run). */
+#define DEFINE_RUN_ITERATIVE(kind)                                                                           \
+  static ik_status run_##kind(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {     \
+    ik_##kind##_job job;                                                                                     \
+    ik_status st;                                                                                            \
+    ik_##kind##_job_init(&job, chain, target);                                                               \
+    job.tolerance = c->tolerance;                                                                            \
+    job.max_iterations = c->iterations;                                                                      \
+    st = ik_##kind##_run(&job);                                                                              \
+    *r = job.result;                                                                                         \
+    return st;                                                                                               \
+  }
 
-static ik_status run_ccd(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
-  ik_ccd_job job;
-  ik_status st;
-  ik_ccd_job_init(&job, chain, target);
-  job.tolerance = c->tolerance;
-  job.max_iterations = c->iterations;
-  st = ik_ccd_run(&job);
-  *r = job.result;
-  return st;
-}
+DEFINE_RUN_ITERATIVE(fabrik)
+DEFINE_RUN_ITERATIVE(ccd)
+DEFINE_RUN_ITERATIVE(dls)
 
-static ik_status run_dls(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {
-  ik_dls_job job;
-  ik_status st;
-  ik_dls_job_init(&job, chain, target);
-  job.tolerance = c->tolerance;
-  job.max_iterations = c->iterations;
-  st = ik_dls_run(&job);
-  *r = job.result;
-  return st;
-}
+#undef DEFINE_RUN_ITERATIVE
 
 /* Runs the chain's solver on c->positions at full weight: blending is the caller's, the
  * same for all solvers. */

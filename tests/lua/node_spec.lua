@@ -15,8 +15,7 @@ local E = { -0.5, 0.5, 0.5, 0.5 }
 
 local CLOSED = "attempt to use a closed ik.node"
 
-local function xyz(v) return { v.x, v.y, v.z } end
-local function xyzw(q) return { q.x, q.y, q.z, q.w } end
+local xyz, xyzw = h.xyz, h.xyzw
 
 -- The arm of skeleton_spec: the hand sits at (0, 1.8, -0.25), turned by E.
 local function arm()
@@ -27,15 +26,7 @@ local function arm()
   }
 end
 
-local function assert_world(n, position, rotation)
-  assert(h.vec_near(n:get_position(), position))
-  if rotation then assert(h.quat_near(n:get_rotation(), rotation)) end
-end
-
-local function assert_local(n, position, rotation)
-  assert(h.vec_near(n:get_local_position(), position))
-  if rotation then assert(h.quat_near(n:get_local_rotation(), rotation)) end
-end
+local assert_world, assert_local = h.assert_world, h.assert_local
 
 -- Everything a node reads, exactly.
 local function state(n)
@@ -331,17 +322,7 @@ describe("ik.node", function()
     it("refuse bad values and change nothing", function()
       local p = ik.node{ position = { 1, 0, 0 }, rotation = RZ90 }
       local n = ik.node{ parent = p, position = { 1, 2, 3 }, rotation = RX90 }
-      local before = state(n)
-      local call = { -- method calls, so that every Lua names the method in the message
-        set_position = function(value) n:set_position(value) end,
-        set_local_position = function(value) n:set_local_position(value) end,
-        set_rotation = function(value) n:set_rotation(value) end,
-        set_local_rotation = function(value) n:set_local_rotation(value) end,
-      }
-      local function refuses(method, value, ...)
-        assert(h.raises(function() call[method](value) end, "bad argument #1 to '" .. method .. "'", ...))
-        assert.are.same(before, state(n))
-      end
+      local refuses = h.setter_refuser(n, function() return state(n) end)
       local NOT_FINITE_V = "(finite vec3 expected, got NaN, inf or a huge component)"
       local NOT_FINITE_Q = "(finite quat expected, got NaN, inf or a huge component)"
       for _, method in ipairs({ "set_position", "set_local_position" }) do

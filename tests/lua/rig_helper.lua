@@ -110,18 +110,7 @@ function R.max_turn_per_frame(transforms, frames, step)
   return worst
 end
 
--- Whether fn raises an error containing every fragment (plain).
-function R.raises(fn, ...)
-  local ok, err = pcall(fn)
-  if ok then return false, "expected an error, none was raised" end
-  err = tostring(err)
-  for i = 1, select("#", ...) do
-    local fragment = select(i, ...)
-    if not string.find(err, fragment, 1, true) then
-      return false, "error " .. string.format("%q", err) .. " lacks " .. string.format("%q", fragment)
-    end
-  end
-  return true
-end
+-- Whether fn raises an error containing every fragment (plain): spec_helper's.
+R.raises = require("spec_helper").raises
 
 return R

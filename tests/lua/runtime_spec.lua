@@ -4,30 +4,10 @@
 -- a fake clock the tests move by hand; update(0) keeps the debounce to that clock.
 local ik = require("ik")
 local runtime = require("ik.runtime")
-local lfs = require("lfs")
 
-local function mkdir_tmp()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(lfs.mkdir(dir))
-  return dir
-end
+local tmp = require("tmp_helper")
 
-local function rmtree(dir)
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then
-      local path = dir .. "/" .. name
-      if lfs.attributes(path, "mode") == "directory" then rmtree(path) else os.remove(path) end
-    end
-  end
-  lfs.rmdir(dir)
-end
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local mkdir_tmp, rmtree, write = tmp.mkdir, tmp.rmtree, tmp.write
 
 -- Saves the way many editors do: a new file renamed over the old one.
 local function save_by_rename(path, text)

@@ -13,8 +13,7 @@ local RX90 = { S, 0, 0, S } -- +Y to +Z
 local CLOSED = "attempt to use a closed ik.skeleton"
 local CLOSED_BONE = "attempt to use a bone of a closed ik.skeleton"
 
-local function xyz(v) return { v.x, v.y, v.z } end
-local function xyzw(q) return { q.x, q.y, q.z, q.w } end
+local xyz, xyzw = h.xyz, h.xyzw
 
 -- The arm every FK check works on, parents first. By hand, with E = Rz90 * Ry90 =
 -- quat(-0.5, 0.5, 0.5, 0.5) (x -> -z, y -> -x, z -> y):
@@ -49,10 +48,7 @@ local function pose(sk)
   return t
 end
 
-local function assert_world(b, position, rotation)
-  assert(h.vec_near(b:get_position(), position))
-  if rotation then assert(h.quat_near(b:get_rotation(), rotation)) end
-end
+local assert_world = h.assert_world
 
 -- The shuffled arm: children before parents, the root third.
 local SHUFFLED = { ARM[4], ARM[3], ARM[1], ARM[2] }
@@ -493,17 +489,7 @@ describe("ik.skeleton", function()
     it("a refused setter leaves the pose unchanged", function()
       local sk = arm()
       local elbow = sk:bone("elbow")
-      local rest = pose(sk)
-      local call = { -- method calls, so that every Lua names the method in the message
-        set_position = function(value) elbow:set_position(value) end,
-        set_local_position = function(value) elbow:set_local_position(value) end,
-        set_rotation = function(value) elbow:set_rotation(value) end,
-        set_local_rotation = function(value) elbow:set_local_rotation(value) end,
-      }
-      local function refuses(method, value, ...)
-        assert(h.raises(function() call[method](value) end, "bad argument #1 to '" .. method .. "'", ...))
-        assert.are.same(rest, pose(sk))
-      end
+      local refuses = h.setter_refuser(elbow, function() return pose(sk) end)
       local NOT_FINITE_V = "(finite vec3 expected, got NaN, inf or a huge component)"
       local NOT_FINITE_Q = "(finite quat expected, got NaN, inf or a huge component)"
       for _, method in ipairs({ "set_position", "set_local_position" }) do

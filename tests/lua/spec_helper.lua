@@ -4,6 +4,7 @@
 -- `assert(h.vec_near(v, {1, 2, 3}))` fails with that message. The default tolerance
 -- follows the module's scalar type: ik.real is "double" or "float".
 local ik = require("ik")
+local luassert = require("luassert")
 
 local h = {}
 
@@ -86,6 +87,42 @@ function h.raises(fn, ...)
     end
   end
   return true
+end
+
+--- The components of an ik.vec3 as an array {x, y, z}, for exact comparisons.
+function h.xyz(v) return { v.x, v.y, v.z } end
+
+--- The components of an ik.quat as an array {x, y, z, w}, for exact comparisons.
+function h.xyzw(q) return { q.x, q.y, q.z, q.w } end
+
+--- Asserts a transform's world position and (when given) rotation, within h.TOL.
+function h.assert_world(t, position, rotation)
+  assert(h.vec_near(t:get_position(), position))
+  if rotation then assert(h.quat_near(t:get_rotation(), rotation)) end
+end
+
+--- Asserts a transform's local position and (when given) rotation, within h.TOL.
+function h.assert_local(t, position, rotation)
+  assert(h.vec_near(t:get_local_position(), position))
+  if rotation then assert(h.quat_near(t:get_local_rotation(), rotation)) end
+end
+
+--- For a transform's four setters (set_position, set_local_position, set_rotation,
+-- set_local_rotation): returns refuses(method, value, ...), which asserts that
+-- t:method(value) raises "bad argument #1 to 'method'" with every fragment, and that
+-- snapshot() is the same as it was when setter_refuser was called.
+function h.setter_refuser(t, snapshot)
+  local before = snapshot()
+  local call = { -- method calls, so that every Lua names the method in the message
+    set_position = function(value) t:set_position(value) end,
+    set_local_position = function(value) t:set_local_position(value) end,
+    set_rotation = function(value) t:set_rotation(value) end,
+    set_local_rotation = function(value) t:set_local_rotation(value) end,
+  }
+  return function(method, value, ...)
+    assert(h.raises(function() call[method](value) end, "bad argument #1 to '" .. method .. "'", ...))
+    luassert.are.same(before, snapshot())
+  end
 end
 
 return h

@@ -21,10 +21,11 @@
 --   terrain.ground()          the course as an ik.ground.mesh (a new one each call)
 --   terrain.flat_ground(y)    an endless flat ik.ground.plane at height y (default 0)
 local ik = require("ik")
+local course_of = require("ik.demo.terrain").course
 
 local terrain = {}
 
-local sqrt, tan, rad = math.sqrt, math.tan, math.rad
+local tan, rad = math.tan, math.rad
 
 local X0, X1 = -2, 2
 terrain.X_MIN, terrain.X_MAX = X0, X1
@@ -41,67 +42,21 @@ terrain.LANDING_Y = terrain.STEPS * terrain.RISE -- 0.4
 terrain.PLATEAU_Y = terrain.LANDING_Y + terrain.SLOPE_LENGTH * tan(terrain.SLOPE_ANGLE)
 terrain.FLOOR_Y = 0 -- below the ledge
 
-local SLOPE_TAN = tan(terrain.SLOPE_ANGLE)
-
-function terrain.height(x, z)
-  if x < X0 or x > X1 or z < terrain.Z_START or z > terrain.Z_END then return nil end
-  if z < terrain.STAIRS_Z then return 0 end
-  if z < terrain.LANDING_Z then
-    local k = math.floor((z - terrain.STAIRS_Z) / terrain.RUN) + 1
-    if k > terrain.STEPS then k = terrain.STEPS end
-    return k * terrain.RISE
-  end
-  if z < terrain.SLOPE_Z then return terrain.LANDING_Y end
-  if z < terrain.PLATEAU_Z then return terrain.LANDING_Y + (z - terrain.SLOPE_Z) * SLOPE_TAN end
-  if z <= terrain.LEDGE_Z then return terrain.PLATEAU_Y end
-  return terrain.FLOOR_Y
-end
-
-function terrain.normal(x, z)
-  if not terrain.height(x, z) then return nil end
-  if z >= terrain.SLOPE_Z and z < terrain.PLATEAU_Z then
-    local c = 1 / sqrt(1 + SLOPE_TAN * SLOPE_TAN)
-    return 0, c, -SLOPE_TAN * c
-  end
-  return 0, 1, 0
-end
-
--- ---- the mesh ----
-
-local vertices, triangles = {}, {}
-terrain.vertices, terrain.triangles = vertices, triangles
-
-local function vertex(x, y, z)
-  vertices[#vertices + 1] = { x, y, z }
-  return #vertices
-end
-
--- A quad across the course's width from (z0, y0) to (z1, y1): horizontal, sloped or
--- vertical (z0 == z1).
-local function strip(z0, y0, z1, y1)
-  local a, b = vertex(X0, y0, z0), vertex(X1, y0, z0)
-  local c, d = vertex(X1, y1, z1), vertex(X0, y1, z1)
-  triangles[#triangles + 1] = { a, b, c }
-  triangles[#triangles + 1] = { a, c, d }
-end
-
-strip(terrain.Z_START, 0, terrain.STAIRS_Z, 0)
-for k = 1, terrain.STEPS do
-  local z = terrain.STAIRS_Z + (k - 1) * terrain.RUN
-  strip(z, (k - 1) * terrain.RISE, z, k * terrain.RISE) -- riser
-  strip(z, k * terrain.RISE, z + terrain.RUN, k * terrain.RISE) -- tread
-end
-strip(terrain.LANDING_Z, terrain.LANDING_Y, terrain.SLOPE_Z, terrain.LANDING_Y)
-strip(terrain.SLOPE_Z, terrain.LANDING_Y, terrain.PLATEAU_Z, terrain.PLATEAU_Y)
-strip(terrain.PLATEAU_Z, terrain.PLATEAU_Y, terrain.LEDGE_Z, terrain.PLATEAU_Y)
-strip(terrain.LEDGE_Z, terrain.PLATEAU_Y, terrain.LEDGE_Z, terrain.FLOOR_Y) -- the ledge face
-strip(terrain.LEDGE_Z, terrain.FLOOR_Y, terrain.Z_END, terrain.FLOOR_Y)
+-- The mesh, height and normal: the demo's course builder, with this layout along +Z.
+local course = course_of{
+  along = "z", across_min = X0, across_max = X1,
+  start = terrain.Z_START, stairs = terrain.STAIRS_Z, rise = terrain.RISE, run = terrain.RUN,
+  steps = terrain.STEPS, landing = terrain.LANDING_Z, landing_y = terrain.LANDING_Y,
+  slope = terrain.SLOPE_Z, slope_angle = terrain.SLOPE_ANGLE, plateau = terrain.PLATEAU_Z,
+  plateau_y = terrain.PLATEAU_Y, ledge = terrain.LEDGE_Z, floor_y = terrain.FLOOR_Y,
+  finish = terrain.Z_END,
+}
+terrain.height, terrain.normal = course.height, course.normal
+terrain.vertices, terrain.triangles = course.vertices, course.triangles
 
 -- ---- grounds ----
 
-function terrain.ground()
-  return ik.ground.mesh{ vertices = vertices, triangles = triangles }
-end
+terrain.ground = course.ground
 
 function terrain.flat_ground(y)
   return ik.ground.plane{ point = { 0, y or 0, 0 }, normal = { 0, 1, 0 } }

@@ -5,28 +5,13 @@ local lfs = require("lfs")
 
 local LINUX = io.open("/proc/self/stat", "r") ~= nil
 
-local function mkdir_tmp()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(lfs.mkdir(dir))
-  return dir
-end
+local tmp = require("tmp_helper")
 
+local mkdir_tmp, write = tmp.mkdir, tmp.write
+
+-- tmp_helper's rmtree, when the folder is still there.
 local function rmtree(dir)
-  if lfs.attributes(dir, "mode") ~= "directory" then return end
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then
-      local path = dir .. "/" .. name
-      if lfs.attributes(path, "mode") == "directory" then rmtree(path) else os.remove(path) end
-    end
-  end
-  lfs.rmdir(dir)
-end
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
+  if lfs.attributes(dir, "mode") == "directory" then tmp.rmtree(dir) end
 end
 
 local function sorted(list)

@@ -43,76 +43,124 @@ terrain.LEDGE_X = terrain.PLATEAU_X + 2.1 -- 5.8
 terrain.FLOOR_Y = 0 -- below the ledge
 terrain.X_END = terrain.LEDGE_X + 1
 
-local SLOPE_TAN = tan(terrain.SLOPE_ANGLE)
+--- Builds a course of this shape along `x` or `z`: flat ground from `start`, `steps`
+-- stairs at `stairs` (risers of `rise`, treads `run` deep), a landing at `landing`
+-- (`landing_y` high), a slope of `slope_angle` from `slope`, a plateau from `plateau`
+-- (`plateau_y` high) to the ledge at `ledge`, then the floor (`floor_y`) to `finish`;
+-- the same all across `[across_min, across_max]`. The demo's course and the test
+-- course (tests/lua/terrain.lua) are both made by it.
+-- @tparam table c the layout: `along` ("x" or "z"), `across_min`, `across_max`,
+-- `start`, `stairs`, `rise`, `run`, `steps`, `landing`, `landing_y`, `slope`,
+-- `slope_angle`, `plateau`, `plateau_y`, `ledge`, `floor_y`, `finish`
+-- @treturn table `height(x, z)`, `normal(x, z)`, `vertices`, `triangles`, `ground()`,
+-- as documented for this module
+function terrain.course(c)
+  local along_x = c.along == "x"
+  local slope_tan = tan(c.slope_angle)
+  local course = {}
+
+  -- (x, z) as (along, across)
+  local function split(x, z)
+    if along_x then return x, z end
+    return z, x
+  end
+
+  function course.height(x, z)
+    local s, w = split(x, z)
+    if w < c.across_min or w > c.across_max or s < c.start or s > c.finish then return nil end
+    if s < c.stairs then return 0 end
+    if s < c.landing then
+      local k = floor((s - c.stairs) / c.run) + 1
+      if k > c.steps then k = c.steps end
+      return k * c.rise
+    end
+    if s < c.slope then return c.landing_y end
+    if s < c.plateau then return c.landing_y + (s - c.slope) * slope_tan end
+    if s <= c.ledge then return c.plateau_y end
+    return c.floor_y
+  end
+
+  function course.normal(x, z)
+    if not course.height(x, z) then return nil end
+    local s = split(x, z)
+    if s >= c.slope and s < c.plateau then
+      local k = 1 / sqrt(1 + slope_tan * slope_tan)
+      if along_x then return -slope_tan * k, k, 0 end
+      return 0, k, -slope_tan * k
+    end
+    return 0, 1, 0
+  end
+
+  local vertices, triangles = {}, {}
+  course.vertices, course.triangles = vertices, triangles
+
+  local function vertex(s, y, w)
+    if along_x then
+      vertices[#vertices + 1] = { s, y, w }
+    else
+      vertices[#vertices + 1] = { w, y, s }
+    end
+    return #vertices
+  end
+
+  -- A quad across the course's width from (s0, y0) to (s1, y1) along it: horizontal,
+  -- sloped or vertical (s0 == s1).
+  local function strip(s0, y0, s1, y1)
+    local a, b = vertex(s0, y0, c.across_min), vertex(s0, y0, c.across_max)
+    local d, e = vertex(s1, y1, c.across_max), vertex(s1, y1, c.across_min)
+    triangles[#triangles + 1] = { a, b, d }
+    triangles[#triangles + 1] = { a, d, e }
+  end
+
+  strip(c.start, 0, c.stairs, 0)
+  for k = 1, c.steps do
+    local s = c.stairs + (k - 1) * c.run
+    strip(s, (k - 1) * c.rise, s, k * c.rise) -- riser
+    strip(s, k * c.rise, s + c.run, k * c.rise) -- tread
+  end
+  strip(c.landing, c.landing_y, c.slope, c.landing_y)
+  strip(c.slope, c.landing_y, c.plateau, c.plateau_y)
+  strip(c.plateau, c.plateau_y, c.ledge, c.plateau_y)
+  strip(c.ledge, c.plateau_y, c.ledge, c.floor_y) -- the ledge face
+  strip(c.ledge, c.floor_y, c.finish, c.floor_y)
+
+  function course.ground()
+    return ik.ground.mesh{ vertices = vertices, triangles = triangles }
+  end
+
+  return course
+end
+
+local course = terrain.course{
+  along = "x", across_min = terrain.Z_MIN, across_max = terrain.Z_MAX,
+  start = terrain.X_START, stairs = terrain.STAIRS_X, rise = terrain.RISE, run = terrain.RUN,
+  steps = terrain.STEPS, landing = terrain.LANDING_X, landing_y = terrain.LANDING_Y,
+  slope = terrain.SLOPE_X, slope_angle = terrain.SLOPE_ANGLE, plateau = terrain.PLATEAU_X,
+  plateau_y = terrain.PLATEAU_Y, ledge = terrain.LEDGE_X, floor_y = terrain.FLOOR_Y,
+  finish = terrain.X_END,
+}
 
 --- The ground's height at (x, z), or nil off the course.
+-- @function height
 -- @number x
 -- @number z
 -- @treturn ?number
-function terrain.height(x, z)
-  if z < terrain.Z_MIN or z > terrain.Z_MAX or x < terrain.X_START or x > terrain.X_END then return nil end
-  if x < terrain.STAIRS_X then return 0 end
-  if x < terrain.LANDING_X then
-    local k = floor((x - terrain.STAIRS_X) / terrain.RUN) + 1
-    if k > terrain.STEPS then k = terrain.STEPS end
-    return k * terrain.RISE
-  end
-  if x < terrain.SLOPE_X then return terrain.LANDING_Y end
-  if x < terrain.PLATEAU_X then return terrain.LANDING_Y + (x - terrain.SLOPE_X) * SLOPE_TAN end
-  if x <= terrain.LEDGE_X then return terrain.PLATEAU_Y end
-  return terrain.FLOOR_Y
-end
+terrain.height = course.height
 
 --- The ground's unit normal at (x, z), or nil off the course.
+-- @function normal
 -- @number x
 -- @number z
 -- @treturn ?number x
 -- @treturn ?number y
 -- @treturn ?number z
-function terrain.normal(x, z)
-  if not terrain.height(x, z) then return nil end
-  if x >= terrain.SLOPE_X and x < terrain.PLATEAU_X then
-    local c = 1 / sqrt(1 + SLOPE_TAN * SLOPE_TAN)
-    return -SLOPE_TAN * c, c, 0
-  end
-  return 0, 1, 0
-end
+terrain.normal = course.normal
 
--- ---- the mesh ----
-
-local vertices, triangles = {}, {}
-terrain.vertices, terrain.triangles = vertices, triangles
-
-local function vertex(x, y, z)
-  vertices[#vertices + 1] = { x, y, z }
-  return #vertices
-end
-
--- A quad across the course's width from (x0, y0) to (x1, y1): horizontal, sloped or
--- vertical (x0 == x1).
-local function strip(x0, y0, x1, y1)
-  local a, b = vertex(x0, y0, terrain.Z_MIN), vertex(x0, y0, terrain.Z_MAX)
-  local c, d = vertex(x1, y1, terrain.Z_MAX), vertex(x1, y1, terrain.Z_MIN)
-  triangles[#triangles + 1] = { a, b, c }
-  triangles[#triangles + 1] = { a, c, d }
-end
-
-strip(terrain.X_START, 0, terrain.STAIRS_X, 0)
-for k = 1, terrain.STEPS do
-  local x = terrain.STAIRS_X + (k - 1) * terrain.RUN
-  strip(x, (k - 1) * terrain.RISE, x, k * terrain.RISE) -- riser
-  strip(x, k * terrain.RISE, x + terrain.RUN, k * terrain.RISE) -- tread
-end
-strip(terrain.LANDING_X, terrain.LANDING_Y, terrain.SLOPE_X, terrain.LANDING_Y)
-strip(terrain.SLOPE_X, terrain.LANDING_Y, terrain.PLATEAU_X, terrain.PLATEAU_Y)
-strip(terrain.PLATEAU_X, terrain.PLATEAU_Y, terrain.LEDGE_X, terrain.PLATEAU_Y)
-strip(terrain.LEDGE_X, terrain.PLATEAU_Y, terrain.LEDGE_X, terrain.FLOOR_Y) -- the ledge face
-strip(terrain.LEDGE_X, terrain.FLOOR_Y, terrain.X_END, terrain.FLOOR_Y)
+terrain.vertices, terrain.triangles = course.vertices, course.triangles
 
 --- The course as an ik.ground.mesh (a new one each call).
+-- @function ground
 -- @treturn ik.ground
-function terrain.ground()
-  return ik.ground.mesh{ vertices = vertices, triangles = triangles }
-end
+terrain.ground = course.ground
 
 return terrain

@@ -1,0 +1,306 @@
+// The page of `ikrig view`: draws the scene that ikrig streams over a WebSocket (/ws),
+// sends drags, pause, step and speed back. Messages: see src/host/ikrig_view.c.
+import * as THREE from 'three';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+
+const $ = (id) => document.getElementById(id);
+
+// ---- three.js ----
+const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(window.devicePixelRatio || 1);
+renderer.setSize(window.innerWidth, window.innerHeight);
+$('view').appendChild(renderer.domElement);
+const scene3 = new THREE.Scene();
+scene3.background = new THREE.Color(0x1d2127);
+const camera = new THREE.PerspectiveCamera(45, window.innerWidth / window.innerHeight, 0.02, 500);
+camera.position.set(2, 2.5, 6);
+const controls = new OrbitControls(camera, renderer.domElement);
+controls.enableDamping = true;
+scene3.add(new THREE.HemisphereLight(0xdde8ff, 0x303030, 1.6));
+const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+sun.position.set(4, 8, 5);
+scene3.add(sun);
+const grid = new THREE.GridHelper(40, 40, 0x3a4450, 0x2a323c);
+scene3.add(grid);
+addEventListener('resize', () => {
+  camera.aspect = window.innerWidth / window.innerHeight;
+  camera.updateProjectionMatrix();
+  renderer.setSize(window.innerWidth, window.innerHeight);
+});
+
+const TRAIL = 300; // points per trail
+const mat = {
+  joint: new THREE.MeshStandardMaterial({ color: 0xf2c14e, roughness: 0.5 }),
+  target: new THREE.MeshStandardMaterial({ color: 0xff4d4d, emissive: 0x401010 }),
+  pole: new THREE.MeshStandardMaterial({ color: 0x4d8dff, emissive: 0x102040 }),
+  node: new THREE.MeshStandardMaterial({ color: 0x9aa5b1 }),
+  ground: new THREE.MeshStandardMaterial({ color: 0x6b7f5e, roughness: 0.95, side: THREE.DoubleSide,
+                                           flatShading: true }),
+};
+const geo = {
+  joint: new THREE.SphereGeometry(0.022, 12, 8),
+  target: new THREE.SphereGeometry(0.05, 16, 12),
+  pole: new THREE.OctahedronGeometry(0.05),
+  node: new THREE.BoxGeometry(0.04, 0.04, 0.04),
+};
+
+// ---- the scene as last described by ikrig ----
+let world = null; // { group, transforms, meshes, bones, trails, draggable }
+const state = {
+  connected: false, frames: 0, lastFrame: null, scene: null, positions: {}, errors: {}, events: [],
+  paused: false, speed: 1,
+};
+window.ikrig = state; // for the tests and the curious
+
+function keyOf(t) { return t.owner ? `${t.owner}.${t.name}` : t.name; }
+
+function buildScene(msg) {
+  if (world) {
+    scene3.remove(world.group);
+    world.group.traverse((o) => { if (o.geometry && !Object.values(geo).includes(o.geometry)) o.geometry.dispose(); });
+  }
+  const group = new THREE.Group();
+  const meshes = [], draggable = [], trails = [];
+  msg.transforms.forEach((t, i) => {
+    let m;
+    if (t.role === 'bone') m = new THREE.Mesh(geo.joint, mat.joint);
+    else if (t.role === 'target') m = new THREE.Mesh(geo.target, mat.target);
+    else if (t.role === 'pole') m = new THREE.Mesh(geo.pole, mat.pole);
+    else m = new THREE.Mesh(geo.node, mat.node);
+    m.userData = { index: i, key: keyOf(t), transform: t };
+    group.add(m);
+    meshes.push(m);
+    if (t.role === 'target' || t.role === 'pole') draggable.push(m);
+    if (t.trail) {
+      const g = new THREE.BufferGeometry();
+      g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(TRAIL * 3), 3));
+      g.setDrawRange(0, 0);
+      const line = new THREE.Line(g, new THREE.LineBasicMaterial({ color: 0x59d0c5 }));
+      line.frustumCulled = false;
+      group.add(line);
+      trails.push({ index: i, line, n: 0 });
+    }
+  });
+  // bones: a segment from each bone to its parent
+  const pairs = msg.transforms.map((t, i) => [i, t.parent]).filter(([, p]) => p >= 0);
+  const bg = new THREE.BufferGeometry();
+  bg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(pairs.length * 6), 3));
+  const bones = new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: 0xf5f0e6 }));
+  bones.frustumCulled = false;
+  group.add(bones);
+  if (msg.ground && msg.ground.triangles && msg.ground.triangles.length) {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(msg.ground.vertices), 3));
+    g.setIndex(msg.ground.triangles);
+    g.computeVertexNormals();
+    const ground = new THREE.Mesh(g, mat.ground);
+    ground.name = 'ground';
+    group.add(ground);
+  }
+  scene3.add(group);
+  const first = !world;
+  world = { group, transforms: msg.transforms, meshes, bones, pairs, trails, draggable };
+  state.scene = msg;
+  $('title').textContent = `ikrig view · ${msg.name}`;
+  return first;
+}
+
+function frameCamera(pose) {
+  const box = new THREE.Box3();
+  for (const m of world.meshes) box.expandByPoint(m.position);
+  const c = box.getCenter(new THREE.Vector3()), size = box.getSize(new THREE.Vector3()).length();
+  controls.target.copy(c);
+  camera.position.set(c.x + size * 0.25, c.y + size * 0.35, c.z + size * 0.9 + 1);
+  controls.update();
+  void pose;
+}
+
+function applyFrame(msg) {
+  if (!world) return;
+  const pose = msg.pose, tr = world.transforms;
+  tr.forEach((t, i) => {
+    const v = t.owner ? pose.skeletons[t.owner] && pose.skeletons[t.owner][t.name] : pose.nodes[t.name];
+    if (!v) return;
+    const m = world.meshes[i];
+    if (!(dragging && dragging.mesh === m)) m.position.set(v[0], v[1], v[2]);
+    m.quaternion.set(v[3], v[4], v[5], v[6]);
+    state.positions[keyOf(t)] = [v[0], v[1], v[2]];
+  });
+  const bp = world.bones.geometry.attributes.position;
+  world.pairs.forEach(([i, p], k) => {
+    const a = world.meshes[i].position, b = world.meshes[p].position;
+    bp.setXYZ(2 * k, a.x, a.y, a.z);
+    bp.setXYZ(2 * k + 1, b.x, b.y, b.z);
+  });
+  bp.needsUpdate = true;
+  if (msg.updated) {
+    for (const tr of world.trails) {
+      const p = world.meshes[tr.index].position, a = tr.line.geometry.attributes.position;
+      if (tr.n === TRAIL) { a.array.copyWithin(0, 3); tr.n--; }
+      a.setXYZ(tr.n++, p.x, p.y, p.z);
+      a.needsUpdate = true;
+      tr.line.geometry.setDrawRange(0, tr.n);
+    }
+  }
+  for (const ev of pose.events || []) onEvent(ev);
+  state.frames++;
+  state.lastFrame = pose.frame;
+  state.paused = msg.paused;
+  state.speed = msg.speed;
+  state.chains = pose.chains;
+  $('frame').textContent = pose.frame;
+  $('time').textContent = pose.t.toFixed(2);
+  $('pause').textContent = msg.paused ? 'play' : 'pause';
+  $('chains').innerHTML = (pose.chains || []).map((c) =>
+    `<tr><td>${esc(c.name)}</td><td class="${c.reached ? 'yes' : 'no'}">${c.reached ? 'yes' : 'no'}</td>` +
+    `<td>${c.iterations == null ? '–' : c.iterations}</td><td>${c.distance == null ? '–' : c.distance.toExponential(1)}</td></tr>`).join('');
+  $('tips').innerHTML = world.trails.map((t) => {
+    const k = world.meshes[t.index].userData.key, p = state.positions[k];
+    return `<div data-tip="${esc(k)}">${esc(k)}: ${p ? p.map((x) => x.toFixed(3)).join(' ') : '-'}</div>`;
+  }).join('');
+}
+
+function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]); }
+
+// ---- reloads and errors ----
+let toastTimer = 0;
+function toast(text) {
+  $('toast').textContent = text;
+  $('toast').style.display = 'block';
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { $('toast').style.display = 'none'; }, 2000);
+}
+function showErrors() {
+  const list = Object.values(state.errors);
+  $('overlay').textContent = list.join('\n');
+  $('overlay').style.display = list.length ? 'block' : 'none';
+}
+function onEvent(ev) {
+  state.events.push(ev);
+  if (state.events.length > 100) state.events.shift();
+  const s = ev.script || '?';
+  if (ev.kind === 'error' || ev.kind === 'paused') {
+    state.errors[s] = ev.message || `${s}: ${ev.kind}`;
+    showErrors();
+  } else if (ev.kind === 'reload' || ev.kind === 'resumed' || ev.kind === 'load') {
+    if (ev.kind !== 'load') toast(`${ev.kind} ${s}`);
+    delete state.errors[s];
+    showErrors();
+  } else if (ev.kind === 'removed') {
+    toast(`${s} was removed; its last version keeps running`);
+  }
+}
+
+// ---- the connection, made again whenever it drops ----
+let ws = null;
+function send(obj) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(obj)); }
+function connect() {
+  ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
+  ws.onopen = () => {
+    state.connected = true;
+    $('status').textContent = 'live';
+    $('status').className = '';
+  };
+  ws.onmessage = (e) => {
+    const msg = JSON.parse(e.data);
+    if (msg.type === 'scene') {
+      const first = buildScene(msg);
+      state.errors = {};
+      for (const s of msg.scripts || []) if (s.error && s.status !== 'running') state.errors[s.path] = s.error;
+      showErrors();
+      state.needFraming = first;
+    } else if (msg.type === 'frame') {
+      applyFrame(msg);
+      if (state.needFraming) { frameCamera(msg.pose); state.needFraming = false; }
+    }
+  };
+  ws.onclose = () => {
+    state.connected = false;
+    $('status').textContent = 'reconnecting…';
+    $('status').className = 'off';
+    setTimeout(connect, 500);
+  };
+}
+connect();
+
+// ---- controls ----
+$('pause').onclick = () => send({ type: 'pause', paused: !state.paused });
+$('step').onclick = () => send({ type: 'step' });
+$('speed').oninput = (e) => {
+  const v = Number(e.target.value);
+  $('speedval').textContent = `${v.toFixed(1)}×`;
+  send({ type: 'speed', value: v });
+};
+
+// ---- dragging targets and poles ----
+const raycaster = new THREE.Raycaster();
+const pointer = new THREE.Vector2();
+let dragging = null; // { mesh, plane }
+function pick(e) {
+  const r = renderer.domElement.getBoundingClientRect();
+  pointer.set(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1);
+  raycaster.setFromCamera(pointer, camera);
+}
+function hitDraggable(e) {
+  if (!world) return null;
+  pick(e);
+  // generous: a target 5 cm across is hard to hit, so also take the nearest one within 14 px
+  const hits = raycaster.intersectObjects(world.draggable, false);
+  if (hits.length) return hits[0].object;
+  let best = null, bestD = 14;
+  for (const m of world.draggable) {
+    const s = screenOf(m.position);
+    const d = Math.hypot(s.x - e.clientX, s.y - e.clientY);
+    if (d < bestD) { best = m; bestD = d; }
+  }
+  return best;
+}
+renderer.domElement.addEventListener('pointerdown', (e) => {
+  const m = hitDraggable(e);
+  if (!m) return;
+  const normal = camera.getWorldDirection(new THREE.Vector3()).negate();
+  dragging = { mesh: m, plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, m.position) };
+  controls.enabled = false;
+  renderer.domElement.setPointerCapture(e.pointerId);
+  e.preventDefault();
+});
+renderer.domElement.addEventListener('pointermove', (e) => {
+  if (!dragging) {
+    renderer.domElement.style.cursor = hitDraggable(e) ? 'grab' : '';
+    return;
+  }
+  pick(e);
+  const p = new THREE.Vector3();
+  if (raycaster.ray.intersectPlane(dragging.plane, p)) {
+    dragging.mesh.position.copy(p);
+    send({ type: 'move', node: dragging.mesh.userData.transform.name, position: [p.x, p.y, p.z] });
+  }
+});
+function endDrag() {
+  dragging = null;
+  controls.enabled = true;
+}
+renderer.domElement.addEventListener('pointerup', endDrag);
+renderer.domElement.addEventListener('pointercancel', endDrag);
+renderer.domElement.addEventListener('dblclick', (e) => {
+  const m = hitDraggable(e);
+  if (m) { send({ type: 'release', node: m.userData.transform.name }); toast(`${m.userData.transform.name} follows the scene again`); }
+});
+
+// Where a point (or a transform, by key) is on the page, in CSS pixels.
+function screenOf(v) {
+  const p = v.clone().project(camera), r = renderer.domElement.getBoundingClientRect();
+  return { x: r.left + (p.x + 1) / 2 * r.width, y: r.top + (1 - p.y) / 2 * r.height };
+}
+state.screenOf = (key) => {
+  if (!world) return null;
+  const m = world.meshes.find((x) => x.userData.key === key);
+  return m ? screenOf(m.position) : null;
+};
+
+function animate() {
+  requestAnimationFrame(animate);
+  controls.update();
+  renderer.render(scene3, camera);
+}
+animate();

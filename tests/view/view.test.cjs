@@ -1,0 +1,239 @@
+#!/usr/bin/env node
+// `ikrig view` in a real browser (Debian's Chromium driven by playwright-core):
+//   node tests/view/view.test.cjs IKRIG
+// Prints a line per check and "N passed, N failed"; exits 1 when any failed.
+'use strict';
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const crypto = require('node:crypto');
+const { launchBrowser, startView, stopView } = require('./browser.cjs');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ikrig = path.resolve(process.argv[2] || '');
+let passed = 0, failed = 0;
+const t0 = Date.now();
+
+function check(name, ok, detail) {
+  if (ok) { passed++; console.log(`ok   ${name}`); } else { failed++; console.log(`FAIL ${name}${detail ? `: ${detail}` : ''}`); }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+// Polls fn (in the page) until it returns a truthy value or ms pass; the value, or null.
+async function within(page, ms, fn, arg) {
+  try {
+    const h = await page.waitForFunction(fn, arg, { timeout: ms, polling: 20 });
+    return await h.jsonValue();
+  } catch (e) {
+    return null;
+  }
+}
+
+// An HTTP GET from a given local address: resolves with the status, or the error's code.
+function get(host, port, localAddress, urlPath = '/') {
+  return new Promise((resolve) => {
+    const req = http.get({ host, port, path: urlPath, localAddress, timeout: 3000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', (e) => resolve(e.code || String(e)));
+    req.on('timeout', () => { req.destroy(); resolve('timeout'); });
+  });
+}
+
+// A raw WebSocket client: sends the upgrade, resolves with the socket once `bytes` bytes
+// of the answer came (101 and the start of the scene message).
+function wsOpen(port, bytes = 2000, localAddress) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ host: '127.0.0.1', port, localAddress });
+    let got = 0, head = '';
+    const key = crypto.randomBytes(16).toString('base64');
+    s.on('connect', () => s.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+                                  `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`));
+    s.on('data', (d) => {
+      if (got === 0) head = d.toString('latin1', 0, 12);
+      got += d.length;
+      if (got >= bytes) { s.removeAllListeners('data'); s.pause(); resolve({ s, head }); }
+    });
+    s.on('error', reject);
+    s.on('close', () => resolve({ s, head, closed: true, got }));
+    setTimeout(() => reject(new Error('websocket: nothing in 5 s')), 5000);
+  });
+}
+
+function nonLoopbackAddress() {
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const a of list || []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return null;
+}
+
+(async () => {
+  if (!fs.existsSync(ikrig)) { console.log(`no ikrig at '${ikrig}'`); process.exit(2); }
+  // Scripts of our own on disk, in the built-in scene: the demo's humanoid and walker, and
+  // a marker script the test edits.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ikrig-view-'));
+  for (const f of ['humanoid.lua', 'walker.lua']) fs.copyFileSync(path.join(ROOT, 'lua/ik/demo', f), path.join(dir, f));
+  const marker = path.join(dir, 'marker.lua');
+  const markerScript = (x) => `-- a node the test moves by editing this file\nscene.nodes.marker = scene.nodes.marker or ik.node{ position = { 0, 0, 0 } }\n` +
+    `function update(dt)\n  scene.nodes.marker:set_position({ ${x}, 2.5, 0 })\nend\n`;
+  fs.writeFileSync(marker, markerScript('0.25'));
+  const scripts = ['humanoid.lua', 'walker.lua', 'marker.lua'].map((f) => path.join(dir, f));
+
+  let view = await startView(ikrig, [...scripts, '--port', '0']);
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  try {
+    // ---- the page loads, frames arrive, the canvas is not blank ----
+    await page.goto(view.url);
+    const started = await within(page, 10000, () => window.ikrig && window.ikrig.frames > 10 && window.ikrig.frames);
+    check('page loads and frames arrive', started, pageErrors.join('; '));
+    const f1 = await page.evaluate(() => window.ikrig.frames);
+    await sleep(500);
+    const f2 = await page.evaluate(() => window.ikrig.frames);
+    check('frames keep arriving (~30 a second or more)', f2 - f1 >= 15, `${f2 - f1} in 0.5 s`);
+    const pixels = await page.evaluate(() => {
+      const c = document.querySelector('#view canvas'), w = 200, h = 140;
+      const d = document.createElement('canvas');
+      d.width = w; d.height = h;
+      const g = d.getContext('2d');
+      g.drawImage(c, 0, 0, w, h);
+      const px = g.getImageData(0, 0, w, h).data, colours = new Set();
+      let notBg = 0;
+      for (let i = 0; i < px.length; i += 4) {
+        colours.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+        if (Math.abs(px[i] - 0x1d) + Math.abs(px[i + 1] - 0x21) + Math.abs(px[i + 2] - 0x27) > 30) notBg++;
+      }
+      return { colours: colours.size, notBg, total: w * h };
+    });
+    check('canvas is not blank', pixels.colours > 20 && pixels.notBg > pixels.total * 0.02, JSON.stringify(pixels));
+    check('ground, bones, targets and poles are drawn', await page.evaluate(() =>
+      window.ikrig.scene && window.ikrig.scene.ground && window.ikrig.scene.transforms.some((t) => t.role === 'target') &&
+      window.ikrig.scene.transforms.some((t) => t.role === 'pole') && window.ikrig.scene.transforms.filter((t) => t.role === 'bone').length > 30));
+
+    // ---- dragging the arm's target moves the hand ----
+    const before = await page.evaluate(() => ({ target: window.ikrig.positions.reach_target, hand: window.ikrig.positions['humanoid.r_hand'],
+                                              at: window.ikrig.screenOf('reach_target') }));
+    await page.evaluate(() => window.ikrig.paused || 0);
+    const { at } = before;
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) { await page.mouse.move(at.x - 4 * i, at.y - 4 * i); await sleep(15); }
+    await page.mouse.up();
+    const dragT = Date.now();
+    const moved = await within(page, 1000, () => {
+      const p = window.ikrig.positions, hand = p['humanoid.r_hand'], tgt = p.reach_target;
+      if (!hand || !tgt) return null;
+      const d = Math.hypot(hand[0] - tgt[0], hand[1] - tgt[1], hand[2] - tgt[2]);
+      return d < 0.03 ? { hand, tgt, d } : null;
+    });
+    const followMs = Date.now() - dragT;
+    check('dragging the target moves it (the runtime took the drag)', moved && dist(moved.tgt, before.target) > 0.05,
+          moved ? `moved ${dist(moved.tgt, before.target).toFixed(3)} m` : 'no');
+    check(`the hand follows the dragged target within a second (${followMs} ms)`, moved && dist(moved.hand, before.hand) > 0.05,
+          JSON.stringify({ before, moved }));
+    const pinned = await page.evaluate(() => window.ikrig.positions.reach_target);
+    await sleep(300);
+    const still = await page.evaluate(() => window.ikrig.positions.reach_target);
+    check('the dragged target stays where it was dropped', dist(pinned, still) < 1e-6);
+
+    // ---- editing a script on disk changes what is drawn ----
+    const markerX = () => within(page, 3000, () => window.ikrig.positions.marker && window.ikrig.positions.marker[0]);
+    check('the marker script draws its node', Math.abs((await markerX()) - 0.25) < 1e-9);
+    fs.writeFileSync(marker, markerScript('1.75'));
+    let t = Date.now();
+    const edited = await within(page, 1000, () => window.ikrig.positions.marker && Math.abs(window.ikrig.positions.marker[0] - 1.75) < 1e-9);
+    check(`a saved edit shows within a second (${Date.now() - t} ms)`, edited);
+
+    // ---- a syntax error: the overlay, with the right line; the rig keeps moving ----
+    fs.writeFileSync(marker, '-- broken\nfunction update(dt)\n  local x = = 1\nend\n');
+    t = Date.now();
+    const overlay = await within(page, 1500, () => {
+      const o = document.getElementById('overlay');
+      return o.style.display !== 'none' && o.textContent ? o.textContent : null;
+    });
+    check(`the syntax error shows as an overlay (${Date.now() - t} ms)`, overlay && /marker\.lua:3:/.test(overlay), overlay);
+    const a = await page.evaluate(() => ({ f: window.ikrig.lastFrame, walker: window.ikrig.positions['walker.body'], m: window.ikrig.positions.marker }));
+    await sleep(400);
+    const b = await page.evaluate(() => ({ f: window.ikrig.lastFrame, walker: window.ikrig.positions['walker.body'], m: window.ikrig.positions.marker }));
+    check('the rig keeps moving under the overlay (last good version)', b.f > a.f && dist(a.walker, b.walker) > 1e-4 && Math.abs(b.m[0] - 1.75) < 1e-9,
+          JSON.stringify({ a, b }));
+    fs.writeFileSync(marker, markerScript('-0.5'));
+    t = Date.now();
+    const cleared = await within(page, 1500, () => document.getElementById('overlay').style.display === 'none' &&
+                                 Math.abs(window.ikrig.positions.marker[0] + 0.5) < 1e-9);
+    check(`fixing it clears the overlay (${Date.now() - t} ms)`, cleared);
+
+    // ---- pause, step, speed ----
+    await page.click('#pause');
+    await within(page, 1000, () => window.ikrig.paused);
+    const p1 = await page.evaluate(() => window.ikrig.lastFrame);
+    await sleep(300);
+    const p2 = await page.evaluate(() => window.ikrig.lastFrame);
+    await page.click('#step');
+    await sleep(200);
+    const p3 = await page.evaluate(() => window.ikrig.lastFrame);
+    await page.click('#pause');
+    check('pause stops the frames, step runs one', p1 === p2 && p3 === p2 + 1, `${p1} ${p2} ${p3}`);
+
+    // ---- not from elsewhere ----
+    const other = nonLoopbackAddress();
+    if (other) {
+      const refusedHttp = await get('127.0.0.1', view.port, other);
+      let wsRefused;
+      try { const w = await wsOpen(view.port, 12, other); wsRefused = !/ 101/.test(w.head); w.s.destroy(); } catch (e) { wsRefused = true; }
+      const fromOther = await get(other, view.port, other);
+      check(`a connection from ${other} is refused (HTTP ${refusedHttp}, WebSocket refused: ${wsRefused}, to ${other}: ${fromOther})`,
+            refusedHttp === 403 && wsRefused && fromOther !== 200);
+      const open = await startView(ikrig, ['--port', '0', '--host', '0.0.0.0', '--frames', '600']);
+      const allowed = await get(other, open.port, other);
+      await stopView(open);
+      check(`with --host 0.0.0.0 it is let in (HTTP ${allowed})`, allowed === 200);
+    } else {
+      check('no address of this machine but loopback: the peer check is not tested here', true);
+    }
+
+    // ---- clients that leave mid-frame, 50 that come and go ----
+    const before50 = await page.evaluate(() => window.ikrig.frames);
+    const mid = await wsOpen(view.port, 3000);
+    mid.s.destroy(); // mid-message: the scene message is far longer
+    const many = await Promise.all(Array.from({ length: 50 }, () => wsOpen(view.port, 1 + Math.floor(Math.random() * 20000))));
+    check('50 clients connect and get data', many.every((w) => / 101/.test(w.head)), many.map((w) => w.head).join('|'));
+    many.forEach((w, i) => (i % 2 ? w.s.destroy() : w.s.end()));
+    await sleep(500);
+    const again = await Promise.all(Array.from({ length: 50 }, () => wsOpen(view.port, 500)));
+    again.forEach((w) => w.s.destroy());
+    await sleep(300);
+    const after50 = await page.evaluate(() => window.ikrig.frames);
+    check('the server survives them: still running, the page still gets frames, HTTP still answers',
+          view.proc.exitCode === null && after50 - before50 > 20 && (await get('127.0.0.1', view.port)) === 200,
+          `exit ${view.proc.exitCode}, ${after50 - before50} frames`);
+
+    // ---- ikrig restarts: the page reconnects by itself ----
+    const port = view.port;
+    await stopView(view);
+    await within(page, 2000, () => !window.ikrig.connected);
+    view = await startView(ikrig, [...scripts, '--port', String(port)]);
+    t = Date.now();
+    const back = await within(page, 5000, () => window.ikrig.connected && window.ikrig.frames);
+    const fb = await page.evaluate(() => window.ikrig.frames);
+    await sleep(300);
+    const fa = await page.evaluate(() => window.ikrig.frames);
+    check(`the page reconnects when ikrig restarts (${Date.now() - t} ms)`, back && fa > fb);
+    check('no errors in the page', pageErrors.length === 0, pageErrors.join('; '));
+  } catch (e) {
+    check('the run', false, e && e.stack);
+  } finally {
+    await browser.close();
+    const code = await stopView(view);
+    check('ikrig view stops cleanly on SIGTERM', code === 0, `exit ${code}\n${view.output().slice(-2000)}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`view tests took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+})();
