@@ -151,6 +151,29 @@ ik_status ik_constraint_validate(const ik_constraint *c);
  * positions or constraints, count < 2, or a hinge but NULL rest_positions) gives 0. */
 ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone);
 
+/* One constrained bone's limit in the chain's current pose, for drawing or checking:
+ * the geometry the constraint pass measures that bone against. */
+typedef struct ik_constraint_frame {
+  int bone;                /* the bone it limits (0-based: joint bone to bone + 1) */
+  ik_constraint_type type; /* IK_CONSTRAINT_CONE or IK_CONSTRAINT_HINGE */
+  ik_vec3 apex;            /* the bone's first joint, positions[bone] */
+  ik_vec3 direction;       /* the parent bone's direction (bone 0: the base direction,
+                              turned by base_rotation), unit */
+  ik_vec3 axis;            /* hinge: the axis carried from the rest pose, unit; cone: zero */
+  ik_real angle;           /* cone: the largest angle from direction; hinge: 0 */
+  ik_real min, max;        /* hinge: the range about axis from direction; cone: 0 */
+  ik_real length;          /* the bone's current length, |positions[bone + 1] - apex| */
+} ik_constraint_frame;
+
+/* Writes the frame of every bone whose constraint applies (type not NONE, and a parent
+ * direction: bone 0 needs a non-zero base_direction) to out, root to tip, and returns
+ * how many. out holds count - 1 entries. The frames come from the constraint pass's own
+ * walk over the current positions (hinge axes carried exactly as the solvers carry
+ * them), so a pose the pass produced has every bone inside its frame. Not validated: a
+ * chain with nothing to describe (NULL positions, constraints or out, count < 2, or a
+ * hinge but NULL rest_positions) gives 0. */
+int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out);
+
 /* Turns the solved positions `to` (count joints) part of the way back towards the
  * pose `from`: each bone's direction is rotated from its old direction by `weight`
  * of the angle, root to tip. The root, to[0], is kept as it is (solvers never move it,

@@ -112,8 +112,10 @@ static ik_quat carry_frame(const ik_chain *chain, ik_quat frame, int i, ik_vec3 
 }
 
 /* One walk root to tip. enforce: clamp and re-place joints; otherwise only measure.
- * kinds: ik__constraint_kinds(chain). */
-static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int kinds, int *worst_bone) {
+ * kinds: ik__constraint_kinds(chain). frames, when non-NULL, gets the frame of every
+ * constrained bone with a parent direction, as measured (*n_frames: how many). */
+static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int kinds, int *worst_bone,
+                    ik_constraint_frame *frames, int *n_frames) {
   ik_vec3 *p = chain->positions;
   const ik_constraint *cons = (kinds & IK__CONSTRAINED) ? chain->constraints : NULL;
   const int carry = (kinds & IK__HINGED) != 0;
@@ -129,6 +131,18 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
     ik_vec3 axis_unit = ik_vec3_zero();
     if (c && c->type == IK_CONSTRAINT_HINGE) axis_unit = ik_vec3_normalize(ik_quat_rotate(frame, c->axis));
     if (c && c->type != IK_CONSTRAINT_NONE && has_parent) {
+      if (frames) {
+        ik_constraint_frame *f = &frames[(*n_frames)++];
+        f->bone = i;
+        f->type = c->type;
+        f->apex = p[i];
+        f->direction = parent_dir;
+        f->axis = axis_unit;
+        f->angle = c->type == IK_CONSTRAINT_CONE ? c->angle : 0;
+        f->min = c->type == IK_CONSTRAINT_HINGE ? c->min : 0;
+        f->max = c->type == IK_CONSTRAINT_HINGE ? c->max : 0;
+        f->length = ik_vec3_dist(p[i + 1], p[i]);
+      }
       if (enforce) {
         dir = c->type == IK_CONSTRAINT_CONE ? clamp_cone(dir, parent_dir, c->angle)
                                             : clamp_hinge(dir, parent_dir, axis_unit, c->min, c->max);
@@ -149,7 +163,7 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
 }
 
 void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback, int kinds) {
-  walk(chain, fallback, 1, kinds, NULL);
+  walk(chain, fallback, 1, kinds, NULL, NULL, NULL);
 }
 
 int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *bulge_dir) {
@@ -186,5 +200,14 @@ ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone) {
   kinds = ik__constraint_kinds(chain);
   /* Hinge axes are given in the rest pose: without one there is nothing to measure. */
   if ((kinds & IK__HINGED) && !chain->rest_positions) return 0;
-  return walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, worst_bone);
+  return walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, worst_bone, NULL, NULL);
+}
+
+int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out) {
+  int kinds, n = 0;
+  if (!chain || !out || !chain->positions || chain->count < 2 || !chain->constraints) return 0;
+  kinds = ik__constraint_kinds(chain);
+  if ((kinds & IK__HINGED) && !chain->rest_positions) return 0;
+  walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, NULL, out, &n);
+  return n;
 }

@@ -124,6 +124,8 @@ struct ikrig_runtime {
   int n_tf, cap_tf;
   ikrig_chain *chains;
   int n_chains, cap_chains;
+  ikrig_constraint_shape *shapes; /* every chain's, in the order of the chains */
+  int n_shapes, cap_shapes;
   ikrig_event *events;
   int n_events, cap_events;
   strlist pose_strs, chain_strs, event_strs;
@@ -267,13 +269,88 @@ static int calling_script(lua_State *L, ikrig_runtime *rt) {
 
 /* ---- closures given to Lua ---- */
 
-/* scene.report(name, reached, distance, iterations), or scene:report(...). */
+/* Reads the vec3 (ik.vec3, {x =, y =, z =} or {x, y, z}) in field `field` of the table
+ * at idx into out. */
+static void shape_vec3(lua_State *L, int idx, const char *field, double out[3]) {
+  static const char *const xyz[] = {"x", "y", "z"};
+  int k, v;
+  lua_getfield(L, idx, field);
+  v = lua_gettop(L);
+  for (k = 0; k < 3; k++) {
+    if (lua_istable(L, v)) lua_rawgeti(L, v, k + 1);
+    else lua_pushnil(L);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      if (lua_isnil(L, v)) lua_pushnil(L);
+      else lua_getfield(L, v, xyz[k]);
+    }
+    out[k] = lua_isnumber(L, -1) ? (double)lua_tonumber(L, -1) : (double)NAN;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+static double shape_number(lua_State *L, int idx, const char *field) {
+  double v;
+  lua_getfield(L, idx, field);
+  v = lua_isnumber(L, -1) ? (double)lua_tonumber(L, -1) : (double)NAN;
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The chain at arg's constraint_shapes(), read into rt->shapes after the ones kept (not
+ * counted yet: the caller keeps them with the report). Returns how many. */
+static int read_shapes(lua_State *L, ikrig_runtime *rt, int arg) {
+  int n, i, list;
+  if (lua_istable(L, arg) || lua_isuserdata(L, arg)) lua_getfield(L, arg, "constraint_shapes");
+  else lua_pushnil(L);
+  if (lua_isnil(L, -1))
+    return luaL_error(L, "scene.report: chain (with a constraint_shapes method) expected, got %s",
+                      luaL_typename(L, arg));
+  lua_pushvalue(L, arg);
+  lua_call(L, 1, 1);
+  list = lua_gettop(L);
+  if (!lua_istable(L, list))
+    return luaL_error(L, "scene.report: the chain's constraint_shapes() gave %s, not a list",
+                      luaL_typename(L, list));
+  n = (int)lua_rawlen(L, list);
+  for (i = 0; i < n; i++) {
+    ikrig_constraint_shape *sh;
+    const char *kind;
+    if (!reserve((void **)&rt->shapes, &rt->cap_shapes, rt->n_shapes + i, sizeof *rt->shapes)) return oom(L);
+    sh = &rt->shapes[rt->n_shapes + i];
+    memset(sh, 0, sizeof *sh);
+    lua_rawgeti(L, list, i + 1);
+    if (!lua_istable(L, -1))
+      return luaL_error(L, "scene.report: constraint shape %d is %s, not a table", i + 1, luaL_typename(L, -1));
+    lua_getfield(L, -1, "kind");
+    kind = lua_tostring(L, -1);
+    sh->kind = kind && strcmp(kind, "hinge") == 0 ? "hinge" : "cone";
+    lua_pop(L, 1);
+    sh->bone = (int)shape_number(L, -1, "bone");
+    shape_vec3(L, lua_gettop(L), "apex", sh->apex);
+    shape_vec3(L, lua_gettop(L), "direction", sh->direction);
+    sh->length = shape_number(L, -1, "length");
+    if (sh->kind[0] == 'h') {
+      shape_vec3(L, lua_gettop(L), "axis", sh->axis);
+      sh->min = shape_number(L, -1, "min");
+      sh->max = shape_number(L, -1, "max");
+    } else {
+      sh->angle = shape_number(L, -1, "angle");
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+/* scene.report(name, reached, distance, iterations, chain), or scene:report(...). */
 static int report_fn(lua_State *L) {
   ikrig_runtime *rt = from_box(L);
   ikrig_chain *c;
   const char *name;
   size_t len;
-  int a = 1, script;
+  int a = 1, script, n_shapes;
   if (!rt) return 0;
   if (lua_type(L, 1) == LUA_TTABLE) a = 2; /* called as a method */
   if (lua_type(L, a) != LUA_TSTRING)
@@ -282,6 +359,7 @@ static int report_fn(lua_State *L) {
     return luaL_error(L, "scene.report: distance (number) expected, got %s", luaL_typename(L, a + 2));
   if (!lua_isnoneornil(L, a + 3) && lua_type(L, a + 3) != LUA_TNUMBER)
     return luaL_error(L, "scene.report: iterations (number) expected, got %s", luaL_typename(L, a + 3));
+  n_shapes = lua_isnoneornil(L, a + 4) ? -1 : read_shapes(L, rt, a + 4);
   if (!reserve((void **)&rt->chains, &rt->cap_chains, rt->n_chains, sizeof *rt->chains)) return oom(L);
   name = lua_tolstring(L, a, &len);
   c = &rt->chains[rt->n_chains];
@@ -297,6 +375,9 @@ static int report_fn(lua_State *L) {
   }
   script = calling_script(L, rt);
   c->script = script >= 0 ? rt->scripts[script].path : NULL;
+  c->constraints = NULL; /* pointed into rt->shapes by ikrig_runtime_pose */
+  c->n_constraints = n_shapes;
+  if (n_shapes > 0) rt->n_shapes += n_shapes;
   rt->n_chains++;
   if (script >= 0) {
     ikrig_script *s = &rt->scripts[script].pub;
@@ -580,6 +661,7 @@ static void free_c_side(ikrig_runtime *rt) {
   strlist_free(&rt->event_strs);
   free(rt->tf);
   free(rt->chains);
+  free(rt->shapes);
   free(rt->events);
   free(rt->error);
   free(rt->scene_name);
@@ -768,6 +850,7 @@ int ikrig_runtime_update(ikrig_runtime *rt, double dt) {
     return -1;
   }
   rt->n_chains = 0;
+  rt->n_shapes = 0;
   strlist_clear(&rt->chain_strs);
   if (rt->events_done) {
     rt->n_events = 0;
@@ -978,6 +1061,13 @@ const ikrig_pose *ikrig_runtime_pose(ikrig_runtime *rt) {
   rt->pose.time = rt->time;
   rt->pose.transforms = rt->tf;
   rt->pose.n_transforms = rt->n_tf;
+  {
+    int i, at = 0; /* each chain's shapes follow the ones before, in the order of the chains */
+    for (i = 0; i < rt->n_chains; i++) {
+      rt->chains[i].constraints = rt->chains[i].n_constraints > 0 ? rt->shapes + at : NULL;
+      if (rt->chains[i].n_constraints > 0) at += rt->chains[i].n_constraints;
+    }
+  }
   rt->pose.chains = rt->chains;
   rt->pose.n_chains = rt->n_chains;
   rt->pose.events = rt->events;

@@ -154,6 +154,19 @@ typedef struct ikrig_transform {
   double rotation[4];  /* quaternion x, y, z, w */
 } ikrig_transform;
 
+/* One constraint of a reported chain, as its chain:constraint_shapes() gave it in the
+ * pose of the report (see ik.chain): a cone, or a hinge's arc. */
+typedef struct ikrig_constraint_shape {
+  int bone;            /* the bone it limits, 1-based (joint bone to bone + 1) */
+  const char *kind;    /* "cone" or "hinge" (static strings) */
+  double apex[3];      /* the bone's first joint */
+  double direction[3]; /* unit: the parent bone's direction (bone 1: the base direction) */
+  double axis[3];      /* hinge: the carried axis, unit; cone: zeros */
+  double angle;        /* cone: half-angle about direction, radians; hinge: 0 */
+  double min, max;     /* hinge: range about axis from direction, radians; cone: 0 */
+  double length;       /* the bone's length (how far to draw) */
+} ikrig_constraint_shape;
+
 /* One chain's result for the frame, as a script reported it with scene.report. */
 typedef struct ikrig_chain {
   const char *name;
@@ -161,6 +174,11 @@ typedef struct ikrig_chain {
   int reached;
   double distance;    /* tip to target; NaN when not given */
   int iterations;     /* -1 when not given */
+  /* scene.report's optional 5th argument, the chain (anything with a
+   * constraint_shapes() method, as ik.chain has): its shapes, read at the report.
+   * n_constraints is -1 when no chain was given. */
+  const ikrig_constraint_shape *constraints;
+  int n_constraints;
 } ikrig_chain;
 
 /* The scene after the last update. */
@@ -213,6 +231,10 @@ void ikrig_runtime_free(ikrig_runtime *rt);
  *    "nodes":{"target":[x,y,z,qx,qy,qz,qw]},
  *    "chains":[{"name":"arm","script":"rig.lua","reached":true,"distance":0.0004,
  *               "iterations":null}],
+ *    (a chain reported with its chain object also has, last, "constraints":[{"bone":2,
+ *     "kind":"cone","apex":[x,y,z],"direction":[x,y,z],"angle":a,"length":l}, {"bone":3,
+ *     "kind":"hinge","apex":..,"direction":..,"axis":[x,y,z],"min":a,"max":b,
+ *     "length":l}]; a chain reported without one is written exactly as before)
  *    "events":[{"kind":"load","script":"rig.lua","message":null}]}
  * Returns 0, or -1 when writing failed (errno says why). */
 int ikrig_pose_write_json(const ikrig_pose *pose, FILE *out);

@@ -15,7 +15,16 @@
  *       "script": "rigs/arm.lua",      the reporting script, null when not known
  *       "reached": true,
  *       "distance": 0.00042,           tip to target; null when not given
- *       "iterations": 3}],             null when not given
+ *       "iterations": 3,               null when not given
+ *       "constraints": [               only when the script passed its chain to
+ *         {"bone": 2,                  scene.report (5th argument): its
+ *          "kind": "cone",             chain:constraint_shapes(), root first; the bone
+ *          "apex": [x, y, z],          limited (1-based), "cone" or "hinge", its first
+ *          "direction": [x, y, z],     joint, the parent's direction (unit),
+ *          "angle": 0.6,               cone: the half-angle (radians);
+ *          "axis": [x, y, z],          hinge, instead of angle: the carried axis (unit)
+ *          "min": 0, "max": 2.1,       and the range about it from direction;
+ *          "length": 0.12}]}],         the bone's length
  *    "events": [                       the runtime's events since the frame before (the
  *      {"kind": "load",                first frame has the loads): load, reload, error,
  *       "script": "rigs/arm.lua",      paused, resumed, removed
@@ -117,6 +126,45 @@ static void put_transform(FILE *f, const ikrig_transform *t) {
   fputc(']', f);
 }
 
+static void put_vec3(FILE *f, const char *key, const double v[3]) {
+  int k;
+  fprintf(f, ",\"%s\":[", key);
+  for (k = 0; k < 3; k++) {
+    if (k) fputc(',', f);
+    put_number(f, v[k]);
+  }
+  fputc(']', f);
+}
+
+static void put_key_number(FILE *f, const char *key, double v) {
+  fprintf(f, ",\"%s\":", key);
+  put_number(f, v);
+}
+
+/* The chain's "constraints" (when it was reported with its chain). */
+static void put_shapes(FILE *f, const ikrig_chain *c) {
+  int j;
+  fputs(",\"constraints\":[", f);
+  for (j = 0; j < c->n_constraints && c->constraints; j++) {
+    const ikrig_constraint_shape *s = &c->constraints[j];
+    const int hinge = strcmp(s->kind, "hinge") == 0;
+    if (j) fputc(',', f);
+    fprintf(f, "{\"bone\":%d,\"kind\":\"%s\"", s->bone, hinge ? "hinge" : "cone");
+    put_vec3(f, "apex", s->apex);
+    put_vec3(f, "direction", s->direction);
+    if (hinge) {
+      put_vec3(f, "axis", s->axis);
+      put_key_number(f, "min", s->min);
+      put_key_number(f, "max", s->max);
+    } else {
+      put_key_number(f, "angle", s->angle);
+    }
+    put_key_number(f, "length", s->length);
+    fputc('}', f);
+  }
+  fputc(']', f);
+}
+
 int ikrig_pose_write_json(const ikrig_pose *pose, FILE *f) {
   int i, first;
   const char *owner = NULL;
@@ -155,9 +203,11 @@ int ikrig_pose_write_json(const ikrig_pose *pose, FILE *f) {
     fprintf(f, ",\"reached\":%s,\"distance\":", c->reached ? "true" : "false");
     put_number(f, c->distance);
     if (c->iterations >= 0)
-      fprintf(f, ",\"iterations\":%d}", c->iterations);
+      fprintf(f, ",\"iterations\":%d", c->iterations);
     else
-      fputs(",\"iterations\":null}", f);
+      fputs(",\"iterations\":null", f);
+    if (c->n_constraints >= 0) put_shapes(f, c);
+    fputc('}', f);
   }
   fputs("],\"events\":[", f);
   for (i = 0; i < pose->n_events; i++) {

@@ -1241,6 +1241,78 @@ static int chain_constraint(lua_State *L) {
   return 1;
 }
 
+/***
+ * The chain's constraints as shapes to draw, in its pose now (a bone chain reads its
+ * bones): one table per bone whose constraint applies (bone 1 needs `base_direction`),
+ * root first. Each has `bone` (its index), `kind` ("cone" or "hinge"), `apex` (the
+ * bone's first joint), `direction` (unit: the parent bone's direction, or for bone 1 the
+ * base direction as the chain turns it) and `length` (the bone's length); a cone has
+ * `angle` (its half-angle about `direction`), a hinge `axis` (unit, carried from the
+ * rest pose exactly as the solvers carry it), `min` and `max` (the range about `axis`
+ * from `direction`). A pose the solver produced has every bone inside its shape.
+ * @function constraint_shapes
+ * @treturn {table,...} the shapes (empty when nothing is constrained)
+ * @usage local arm = ik.chain{ positions = { {0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0} },
+ *                         base_direction = {1, 0, 0} }
+ * arm:set_constraint(2, ik.hinge{ axis = {0, 0, 1}, min = 0, max = math.rad(120) })
+ * arm:set_constraint(3, ik.cone{ angle = math.rad(30) })
+ * arm:solve({1.5, 1.5, 0})
+ * local shapes = arm:constraint_shapes()
+ * assert(#shapes == 2 and shapes[1].bone == 2 and shapes[1].kind == "hinge")
+ * assert(shapes[2].kind == "cone" and math.abs(shapes[2].angle - math.rad(30)) < 1e-6)
+ * assert((shapes[2].apex - arm:joint(3)):length() < 1e-6)
+ */
+static int chain_constraint_shapes(lua_State *L) {
+  ikl_chain *c = check_open(L, 1);
+  ik_constraint_frame *f;
+  ik_quat base_turn = ik_quat_identity();
+  const ik_vec3 *pose = c->positions;
+  ik_chain chain;
+  int n, i;
+  lua_settop(L, 1);
+  f = (ik_constraint_frame *)lua_newuserdata(L, (size_t)(c->count - 1) * sizeof *f); /* 2: scratch */
+  if (c->bound) {
+    push_bones(L, 1); /* 3 */
+    read_bones(L, c, 3, &base_turn);
+    pose = c->before;
+    lua_pop(L, 1);
+  }
+  ik_chain_init(&chain, (ik_vec3 *)pose, c->count, c->lengths);
+  if (c->constrained) chain.constraints = c->constraints;
+  chain.rest_positions = c->rest;
+  chain.base_direction = c->base_direction;
+  chain.base_rotation = base_turn;
+  n = ik_chain_constraint_frames(&chain, f);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    const int cone = f[i].type == IK_CONSTRAINT_CONE;
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, f[i].bone + 1);
+    lua_setfield(L, -2, "bone");
+    lua_pushstring(L, cone ? "cone" : "hinge");
+    lua_setfield(L, -2, "kind");
+    ikl_pushvec3(L, f[i].apex);
+    lua_setfield(L, -2, "apex");
+    ikl_pushvec3(L, f[i].direction);
+    lua_setfield(L, -2, "direction");
+    lua_pushnumber(L, (lua_Number)f[i].length);
+    lua_setfield(L, -2, "length");
+    if (cone) {
+      lua_pushnumber(L, (lua_Number)f[i].angle);
+      lua_setfield(L, -2, "angle");
+    } else {
+      ikl_pushvec3(L, f[i].axis);
+      lua_setfield(L, -2, "axis");
+      lua_pushnumber(L, (lua_Number)f[i].min);
+      lua_setfield(L, -2, "min");
+      lua_pushnumber(L, (lua_Number)f[i].max);
+      lua_setfield(L, -2, "max");
+    }
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* ---- lifetime and metamethods ---- */
 
 /***
@@ -1304,6 +1376,7 @@ static const luaL_Reg meth[] = {{"solve", chain_solve},
                                 {"bones", chain_bones},
                                 {"set_constraint", chain_set_constraint},
                                 {"constraint", chain_constraint},
+                                {"constraint_shapes", chain_constraint_shapes},
                                 {"close", chain_close},
                                 {NULL, NULL}};
 

@@ -174,6 +174,93 @@ static void hinge_axis_is_carried_by_the_parent_bone(void **state) {
   assert_true(ik_fabs(elbow_axis_now.z) < (ik_real)0.999);
 }
 
+/* The frames are the constraint pass's own geometry: a pose the pass produced has
+ * every bone inside its frame's cone, or in its hinge plane and range; each frame's
+ * direction is the parent bone's and the hinge axes are the carried ones. */
+static void frames_match_the_constraint_pass(void **state) {
+  ik_vec3 q[5], r[5];
+  ik_real l[4];
+  ik_constraint k[4];
+  ik_constraint_frame f[4];
+  ik_chain ch;
+  ik_fabrik_job job;
+  ik_quat base = ik_quat_axis_angle(ik_vec3_make(0, 1, 0), (ik_real)0.3);
+  int n, j;
+  (void)state;
+  t_straight_chain(q, 5, 1);
+  t_straight_chain(r, 5, 1);
+  ik_measure_lengths(q, 5, l);
+  memset(k, 0, sizeof k);
+  k[0].type = IK_CONSTRAINT_CONE;
+  k[0].angle = (ik_real)0.6;
+  k[1].type = IK_CONSTRAINT_HINGE;
+  k[1].axis = ik_vec3_make(0, 0, 2);
+  k[1].min = 0;
+  k[1].max = 2;
+  k[2].type = IK_CONSTRAINT_CONE;
+  k[2].angle = (ik_real)0.4;
+  k[3].type = IK_CONSTRAINT_HINGE;
+  k[3].axis = ik_vec3_make(0, 1, 0);
+  k[3].min = -1;
+  k[3].max = (ik_real)0.5;
+  ik_chain_init(&ch, q, 5, l);
+  ch.constraints = k;
+  ch.rest_positions = r;
+  ch.base_direction = ik_vec3_make(1, 0, 0);
+  ch.base_rotation = base;
+  ik_fabrik_job_init(&job, &ch, ik_vec3_make(1.5, 2.0, -1.0));
+  job.max_iterations = 30;
+  assert_int_equal(ik_fabrik_run(&job), IK_OK);
+  assert_near(ik_chain_constraint_violation(&ch, NULL), 0, T_CONSTRAINT_RAD);
+  n = ik_chain_constraint_frames(&ch, f);
+  assert_int_equal(n, 4);
+  for (j = 0; j < n; j++) {
+    const int b = f[j].bone;
+    const ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(q[b + 1], q[b]));
+    const ik_vec3 parent = b == 0 ? ik_quat_rotate(base, ch.base_direction)
+                                  : ik_vec3_normalize(ik_vec3_sub(q[b], q[b - 1]));
+    assert_int_equal(b, j);
+    assert_int_equal(f[j].type, k[b].type);
+    assert_near(ik_vec3_dist(f[j].apex, q[b]), 0, 0);
+    assert_near(f[j].length, l[b], T_LEN_REL);
+    assert_near(ik_vec3_len(f[j].direction), 1, T_EPS);
+    assert_near(ik_vec3_dist(f[j].direction, parent), 0, T_EPS);
+    if (f[j].type == IK_CONSTRAINT_CONE) {
+      assert_near(f[j].angle, k[b].angle, 0);
+      assert_true((double)ik_vec3_angle(dir, f[j].direction) <= (double)f[j].angle + T_CONSTRAINT_RAD);
+      assert_near(ik_vec3_len2(f[j].axis), 0, 0);
+    } else {
+      const ik_vec3 e1 = ik_vec3_normalize(ik_vec3_project_on_plane(f[j].direction, f[j].axis));
+      const ik_vec3 e2 = ik_vec3_cross(f[j].axis, e1);
+      const ik_real a = ik_atan2(ik_vec3_dot(dir, e2), ik_vec3_dot(dir, e1));
+      assert_near(ik_vec3_len(f[j].axis), 1, T_EPS);
+      assert_near(ik_vec3_dot(dir, f[j].axis), 0, T_CONSTRAINT_RAD);
+      assert_true((double)a >= (double)f[j].min - T_CONSTRAINT_RAD && (double)a <= (double)f[j].max + T_CONSTRAINT_RAD);
+      assert_near(f[j].min, k[b].min, 0);
+      assert_near(f[j].max, k[b].max, 0);
+    }
+  }
+  /* The hinge axis of bone 1 is the rest axis carried by bone 0's minimal rotation from
+   * its rest direction (turned by the base) to its direction now. */
+  {
+    const ik_vec3 rest0 = ik_quat_rotate(base, ik_vec3_make(1, 0, 0));
+    const ik_vec3 carried = ik_quat_rotate(
+        ik_quat_mul(ik_quat_from_to(rest0, ik_vec3_sub(q[1], q[0])), base), ik_vec3_make(0, 0, 1));
+    assert_near(ik_vec3_dist(f[1].axis, ik_vec3_normalize(carried)), 0, T_EPS);
+  }
+  /* Bone 0 has no parent without a base direction; nothing to describe gives 0. */
+  ch.base_direction = ik_vec3_zero();
+  assert_int_equal(ik_chain_constraint_frames(&ch, f), 3);
+  assert_int_equal(f[0].bone, 1);
+  ch.rest_positions = NULL;
+  assert_int_equal(ik_chain_constraint_frames(&ch, f), 0);
+  ch.rest_positions = r;
+  assert_int_equal(ik_chain_constraint_frames(&ch, NULL), 0);
+  ch.constraints = NULL;
+  assert_int_equal(ik_chain_constraint_frames(&ch, f), 0);
+  assert_int_equal(ik_chain_constraint_frames(NULL, f), 0);
+}
+
 /* Not validated: with a hinge but no rest pose to give its axis in, there is nothing to
  * measure, and the answer is 0 (it used to read through the NULL rest pose). */
 static void violation_without_rest_positions_is_zero(void **state) {
@@ -293,6 +380,7 @@ int main(void) {
       cmocka_unit_test_setup(violation_measures_cone_excess, setup),
       cmocka_unit_test_setup(bone_zero_is_free_without_a_base_direction, setup),
       cmocka_unit_test_setup(hinge_axis_is_carried_by_the_parent_bone, setup),
+      cmocka_unit_test_setup(frames_match_the_constraint_pass, setup),
       cmocka_unit_test_setup(violation_without_rest_positions_is_zero, setup),
       cmocka_unit_test_setup(reach_beyond_range_is_refused, setup),
       cmocka_unit_test_setup(solved_poses_stay_within_range, setup),

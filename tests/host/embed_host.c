@@ -136,18 +136,40 @@ static void test_demo(lua_State *L) {
     CHECK(pose->transforms[0].owner != NULL); /* skeletons first, nodes after, sorted by name */
     CHECK(pole < target);
   }
-  CHECK(pose->n_chains == 8); /* humanoid: arm, two legs, look; walker: four legs */
-  if (pose->n_chains == 8) {
+  CHECK(pose->n_chains == 9); /* humanoid: arm, two legs, look; walker: four legs, tail */
+  if (pose->n_chains == 9) {
+    static const char *const tail[] = {"tail", "tail_2", "tail_3", "tail_4", "tail_tip"};
+    const ikrig_chain *t = &pose->chains[8];
     CHECK(strcmp(pose->chains[0].name, "right_arm") == 0);
     CHECK(pose->chains[0].script != NULL && strstr(pose->chains[0].script, "humanoid.lua") != NULL);
     CHECK(pose->chains[0].reached);
     CHECK(pose->chains[7].script != NULL && strstr(pose->chains[7].script, "walker.lua") != NULL);
+    for (f = 0; f < 8; f++) CHECK(pose->chains[f].n_constraints == -1 && pose->chains[f].constraints == NULL);
+    /* the tail, reported with its chain: a cone on each of its four bones, at its joints */
+    CHECK(strcmp(t->name, "tail") == 0 && t->script != NULL && strstr(t->script, "walker.lua") != NULL);
+    CHECK(t->n_constraints == 4 && t->constraints != NULL);
+    if (t->n_constraints == 4 && t->constraints) {
+      for (f = 0; f < 4; f++) {
+        const ikrig_constraint_shape *k = &t->constraints[f];
+        const ikrig_transform *joint = find(pose, "walker", tail[f]), *next = find(pose, "walker", tail[f + 1]);
+        CHECK(k->bone == f + 1 && strcmp(k->kind, "cone") == 0);
+        CHECK(fabs(k->angle - (f == 0 ? 35 : 25) * M_PI / 180) < 1e-6);
+        CHECK(fabs(k->direction[0] * k->direction[0] + k->direction[1] * k->direction[1] +
+                   k->direction[2] * k->direction[2] - 1) < 1e-6);
+        CHECK(k->axis[0] == 0 && k->axis[1] == 0 && k->axis[2] == 0 && k->min == 0 && k->max == 0);
+        CHECK(joint && next);
+        if (joint && next) {
+          CHECK(dist(k->apex, joint->position) < 1e-6);
+          CHECK(fabs(k->length - dist(joint->position, next->position)) < 1e-6);
+        }
+      }
+    }
   }
   CHECK(ikrig_runtime_script_count(rt) == 2);
   s = ikrig_runtime_script(rt, 0);
   CHECK(s && s->active && s->frames == 120 && s->reports == 480 && s->reached > 400);
   s = ikrig_runtime_script(rt, 1);
-  CHECK(s && s->active && s->frames == 120 && s->reports == 480);
+  CHECK(s && s->active && s->frames == 120 && s->reports == 600);
   /* Heights come from rays cast down from 1e4 above: exact to the scalar type's rounding
    * at that distance (1e-9 in double; about 1e-3 in float). */
 #ifdef IK_REAL_FLOAT
@@ -167,6 +189,13 @@ static void test_demo(lua_State *L) {
     CHECK(strncmp(line, "{\"frame\":119,\"t\":2,\"skeletons\":{\"humanoid\":{\"hips\":[", 52) == 0);
     CHECK(strlen(line) > 2 && strcmp(line + strlen(line) - 2, "}\n") == 0);
     CHECK(strstr(line, "\"chains\":[{\"name\":\"right_arm\",") != NULL);
+    /* only the tail has "constraints", last in its object */
+    {
+      const char *c = strstr(line, "\"constraints\":");
+      CHECK(c != NULL && strstr(c + 1, "\"constraints\":") == NULL);
+      CHECK(strstr(line, "\"name\":\"tail\",") != NULL && c > strstr(line, "\"name\":\"tail\","));
+      CHECK(c && strncmp(c, "\"constraints\":[{\"bone\":1,\"kind\":\"cone\",\"apex\":[", 45) == 0);
+    }
     fclose(tmp);
   }
   ikrig_runtime_free(rt);
@@ -227,6 +256,84 @@ static void test_scripts(lua_State *L) {
     CHECK(strcmp(pose->chains[0].script, good) == 0);
     CHECK(pose->chains[0].iterations == 3 && pose->chains[0].reached == 1);
     CHECK(fabs(pose->chains[0].distance - 0.05) < 1e-12);
+  }
+  ikrig_runtime_free(rt);
+}
+
+/* scene.report's 5th argument: the chain's constraint shapes go into the pose and the
+ * JSON; a report without one is written as before; a value that is no chain is an error
+ * in its script. */
+static void test_report_chain(lua_State *L) {
+  const char *shapes = write_script("shapes.lua",
+                                    "local c = ik.chain{ positions = { {0, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0} } }\n"
+                                    "c:set_constraint(2, ik.hinge{ axis = {0, 0, 1}, min = -0.5, max = 1.5 })\n"
+                                    "c:set_constraint(3, ik.cone{ angle = 0.4 })\n"
+                                    "function update(dt)\n"
+                                    "  local reached, distance, iterations = c:solve({1.5, 2.5, 0})\n"
+                                    "  scene.report('shaped', reached, distance, iterations, c)\n"
+                                    "  scene.report('plain', reached, distance, iterations)\n"
+                                    "end\n");
+  const char *notchain = write_script("notchain.lua",
+                                      "function update(dt)\n"
+                                      "  scene.report('odd', true, 0, 1, 42)\n"
+                                      "end\n");
+  const char *scripts[2];
+  ikrig_options opt;
+  ikrig_runtime *rt;
+  seen ev;
+  const ikrig_pose *pose;
+  FILE *tmp;
+  char line[16384];
+  scripts[0] = shapes;
+  scripts[1] = notchain;
+  memset(&ev, 0, sizeof ev);
+  ikrig_options_init(&opt);
+  opt.on_event = on_event;
+  opt.event_ud = &ev;
+  rt = ikrig_runtime_new(L, scripts, 2, &opt);
+  if (!rt) {
+    fprintf(stderr, "report chain: %s\n", lua_tostring(L, -1));
+    failures++;
+    lua_pop(L, 1);
+    return;
+  }
+  CHECK(ikrig_runtime_update(rt, 0.01) == 0);
+  CHECK(ev.errors >= 1 && strstr(ev.last_error, "notchain.lua:2:") != NULL &&
+        strstr(ev.last_error, "constraint_shapes") != NULL);
+  pose = ikrig_runtime_pose(rt);
+  CHECK(pose && pose->n_chains == 2);
+  if (pose && pose->n_chains == 2) {
+    const ikrig_chain *c = &pose->chains[0];
+    CHECK(strcmp(c->name, "shaped") == 0 && c->n_constraints == 2 && c->constraints != NULL);
+    CHECK(pose->chains[1].n_constraints == -1 && pose->chains[1].constraints == NULL);
+    if (c->n_constraints == 2 && c->constraints) {
+      const ikrig_constraint_shape *h = &c->constraints[0], *k = &c->constraints[1];
+      CHECK(h->bone == 2 && strcmp(h->kind, "hinge") == 0 && h->min == -0.5 && h->max == 1.5 && h->angle == 0);
+      CHECK(fabs(h->axis[2] - 1) < 1e-9 && fabs(h->axis[0]) < 1e-9 && fabs(h->axis[1]) < 1e-9);
+      CHECK(k->bone == 3 && strcmp(k->kind, "cone") == 0 && fabs(k->angle - 0.4) < 1e-6);
+      {
+        const double root[3] = {0, 1, 0};
+        CHECK(fabs(dist(h->apex, root) - 1) < 1e-5 && fabs(h->length - 1) < 1e-5 && fabs(k->length - 1) < 1e-5);
+      }
+    }
+    tmp = tmpfile();
+    CHECK(tmp != NULL);
+    if (tmp) {
+      CHECK(ikrig_pose_write_json(pose, tmp) == 0);
+      rewind(tmp);
+      CHECK(fgets(line, sizeof line, tmp) != NULL);
+      CHECK(strlen(line) > 2 && strcmp(line + strlen(line) - 2, "}\n") == 0); /* the whole line */
+      CHECK(strstr(line, ",\"constraints\":[{\"bone\":2,\"kind\":\"hinge\",\"apex\":[") != NULL);
+      CHECK(strstr(line, "],\"min\":-0.5,\"max\":1.5,\"length\":") != NULL);
+      CHECK(strstr(line, "\"kind\":\"cone\"") != NULL && strstr(line, "\"angle\":0.4") != NULL);
+      CHECK(strstr(line, "{\"name\":\"plain\",") != NULL &&
+            strchr(strstr(line, "{\"name\":\"plain\","), '}') != NULL);
+      {
+        const char *plain = strstr(line, "{\"name\":\"plain\",");
+        CHECK(plain && strstr(plain, "\"constraints\"") == NULL);
+      }
+      fclose(tmp);
+    }
   }
   ikrig_runtime_free(rt);
 }
@@ -307,6 +414,7 @@ int main(void) {
 
   test_demo(L);
   test_scripts(L);
+  test_report_chain(L);
   /* a scene module that does not exist */
   {
     ikrig_options opt;
@@ -321,7 +429,7 @@ int main(void) {
   test_memory_cap();
 
   {
-    static const char *const names[] = {"good.lua", "bad.lua", "bomb.lua", "steady.lua", "idle.lua"};
+    static const char *const names[] = {"good.lua", "bad.lua", "bomb.lua", "steady.lua", "idle.lua", "shapes.lua", "notchain.lua"};
     size_t i;
     char path[600];
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -137,7 +137,16 @@ for n, line in enumerate(lines):
     for name, v in o["nodes"].items():
         transform(name, v)
     for c in o["chains"]:
-        assert list(c) == ["name", "script", "reached", "distance", "iterations"], list(c)
+        keys = ["name", "script", "reached", "distance", "iterations"]
+        assert list(c) == keys or list(c) == keys + ["constraints"], list(c)
+        for k in c.get("constraints", []):
+            hinge = k.get("kind") == "hinge"
+            assert list(k) == (["bone", "kind", "apex", "direction", "axis", "min", "max", "length"] if hinge
+                               else ["bone", "kind", "apex", "direction", "angle", "length"]), list(k)
+            assert isinstance(k["bone"], int) and k["bone"] >= 1 and k["kind"] in ("cone", "hinge")
+            for v in ("apex", "direction") + (("axis",) if hinge else ()):
+                assert len(k[v]) == 3 and all(isinstance(x, (int, float)) for x in k[v]), v
+            assert abs(math.sqrt(sum(x * x for x in k["direction"])) - 1) < 1e-6
         assert isinstance(c["name"], str) and isinstance(c["reached"], bool)
         assert c["script"] is None or isinstance(c["script"], str)
         assert c["distance"] is None or (isinstance(c["distance"], (int, float)) and c["distance"] >= 0)
@@ -150,6 +159,8 @@ for n, line in enumerate(lines):
     if demo:
         assert list(o["skeletons"]) and list(o["nodes"]) == sorted(o["nodes"])
         assert o["chains"], "the demo reports its chains every frame"
+        shaped = [(c["name"], [k["kind"] for k in c["constraints"]]) for c in o["chains"] if "constraints" in c]
+        assert shaped == [("tail", ["cone"] * 4)], shaped
 if demo:
     first = json.loads(lines[0])
     assert any(e["kind"] == "load" for e in first["events"]), "the first frame has the loads"

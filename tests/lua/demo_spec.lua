@@ -13,6 +13,7 @@ local double = ik.real == "double"
 local SLIDE_TOL = double and 1e-6 or 1e-4 -- per frame, a planted walker foot
 local GROUND_TOL = 1e-2 -- the humanoid's soles against the course's height
 local MAX_JUMP = 0.05 -- m any bone or node may move in one frame
+local atan2 = math.atan2 or math.atan -- 5.1 has atan2; 5.4's atan takes two arguments
 
 -- The file of a module on package.path (Lua 5.1 has no package.searchpath).
 local function find_module(name)
@@ -56,10 +57,10 @@ end
 local function start(scripts)
   local scene = demo.new()
   local run = { scene = scene, events = {}, reports = {}, frame = 0 }
-  scene.report = function(name, reached, distance, iterations)
+  scene.report = function(name, reached, distance, iterations, chain)
     local r = run.reports
     r[#r + 1] = { frame = run.frame, name = name, reached = reached, distance = distance,
-                  iterations = iterations }
+                  iterations = iterations, shapes = chain and chain:constraint_shapes() }
   end
   local paths = {}
   for i, module in ipairs(scripts or demo.scripts) do paths[i] = assert(find_module(module), module) end
@@ -104,7 +105,8 @@ local function measure(seconds, scripts)
   local s = { frames = 0, nonfinite = {}, max_jump = 0, jump_at = "", max_slide = 0, slides = 0,
               ground_error = 0, toes_error = 0, min_knee_ahead = math.huge, max_pelvis_drop = -math.huge,
               min_pelvis_drop = math.huge, chains = {}, walker_steps = 0, walker_off_course = 0,
-              walker_ground_error = 0, walker_in_air_pairs = 0, walker_max_x = -math.huge }
+              walker_ground_error = 0, walker_in_air_pairs = 0, walker_max_x = -math.huge,
+              tail_excess = 0, tail_bend = 0, tail_apex_error = 0, shaped = {} }
   local prev = {}
   local hum = scene.skeletons.humanoid
   local foot_offset = scene.params.humanoid.foot_offset
@@ -125,6 +127,22 @@ local function measure(seconds, scripts)
       c.reports = c.reports + 1
       if r.reached then c.reached = c.reached + 1 end
       if type(r.distance) == "number" and r.distance > c.worst then c.worst = r.distance end
+      if r.shapes then s.shaped[r.name] = (s.shaped[r.name] or 0) + 1 end
+      -- the tail: each of its bones within its cone (as the chain reports it), and how far
+      -- the cones let it bend at most
+      if r.name == "tail" and r.shapes then
+        local tail = scene.params.walker.tail
+        if #r.shapes ~= #tail - 1 then s.tail_excess = math.huge end
+        for _, k in ipairs(r.shapes) do
+          local a = ik.vec3(scene.skeletons.walker:bone(tail[k.bone]):get_position())
+          local b = ik.vec3(scene.skeletons.walker:bone(tail[k.bone + 1]):get_position())
+          local dir = (b - a):normalized()
+          local bend = atan2(dir:cross(k.direction):length(), dir:dot(k.direction))
+          s.tail_apex_error = math.max(s.tail_apex_error, (k.apex - a):length())
+          s.tail_excess = math.max(s.tail_excess, bend - k.angle)
+          s.tail_bend = math.max(s.tail_bend, bend)
+        end
+      end
     end
 
     -- every transform: finite, and no jump
@@ -324,6 +342,19 @@ describe("the built-in demo", function()
       for _, leg in ipairs(s.run.scene.params.walker.legs) do
         assert.are.equal(s.frames, s.chains["leg_" .. leg.name].reports, leg.name)
       end
+      assert.are.equal(s.frames, s.chains.tail and s.chains.tail.reports, "tail")
+      -- only the tail comes with its chain, every frame
+      assert.are.same({ tail = s.frames }, s.shaped)
+    end)
+
+    it("wags the robot's tail within its cones, bending them visibly", function()
+      local s = result()
+      assert.is_true(s.tail_apex_error < (double and 1e-9 or 1e-5),
+                     "a cone " .. s.tail_apex_error .. " m off its joint")
+      assert.is_true(s.tail_excess < (double and 1e-6 or 1e-3),
+                     "a tail bone " .. s.tail_excess .. " rad outside its cone")
+      assert.is_true(s.tail_bend > math.rad(15),
+                     "the tail bends " .. math.deg(s.tail_bend) .. " degrees at most")
     end)
 
     it("keeps the humanoid's feet on the ground, one on a higher step, the hips lowered", function()

@@ -80,7 +80,21 @@ function nonLoopbackAddress() {
   const markerScript = (x) => `-- a node the test moves by editing this file\nscene.nodes.marker = scene.nodes.marker or ik.node{ position = { 0, 0, 0 } }\n` +
     `function update(dt)\n  scene.nodes.marker:set_position({ ${x}, 2.5, 0 })\nend\n`;
   fs.writeFileSync(marker, markerScript('0.25'));
-  const scripts = ['humanoid.lua', 'walker.lua', 'marker.lua'].map((f) => path.join(dir, f));
+  // A chain of our own with a hinge and a cone, above the humanoid, reported with its chain.
+  fs.writeFileSync(path.join(dir, 'limits.lua'), `-- a hinged and coned chain the view draws the limits of
+local top = ik.vec3(scene.skeletons.humanoid:bone("head_top"):get_position()) + ik.vec3(0, 0.35, 0)
+state.chain = state.chain or ik.chain{ positions = { top, top + ik.vec3(0.25, 0, 0), top + ik.vec3(0.5, 0, 0),
+                                                     top + ik.vec3(0.75, 0, 0) } }
+state.chain:set_constraint(2, ik.hinge{ axis = { 0, 0, 1 }, min = -0.3, max = 1.6 })
+state.chain:set_constraint(3, ik.cone{ angle = 0.6 })
+state.t = state.t or 0
+function update(dt)
+  state.t = state.t + dt
+  local reached, distance, iterations = state.chain:solve(top + ik.vec3(0.4, 0.3 + 0.1 * math.sin(state.t), 0.1))
+  scene.report("limits", reached, distance, iterations, state.chain)
+end
+`);
+  const scripts = ['humanoid.lua', 'walker.lua', 'marker.lua', 'limits.lua'].map((f) => path.join(dir, f));
 
   let view = await startView(ikrig, [...scripts, '--port', '0']);
   const browser = await launchBrowser();
@@ -114,6 +128,51 @@ function nonLoopbackAddress() {
     check('ground, bones, targets and poles are drawn', await page.evaluate(() =>
       window.ikrig.scene && window.ikrig.scene.ground && window.ikrig.scene.transforms.some((t) => t.role === 'target') &&
       window.ikrig.scene.transforms.some((t) => t.role === 'pole') && window.ikrig.scene.transforms.filter((t) => t.role === 'bone').length > 30));
+
+    // ---- constraint cones and hinge arcs ----
+    const shapes = await page.evaluate(() => (window.ikrig.chains || []).filter((c) => c.constraints)
+      .map((c) => ({ name: c.name, kinds: c.constraints.map((k) => k.kind), apexes: c.constraints.map((k) => k.apex) })));
+    const tail = shapes.find((c) => c.name === 'tail'), own = shapes.find((c) => c.name === 'limits');
+    check('the page receives the constraint shapes (the tail\'s four cones, our hinge and cone)',
+          shapes.length === 2 && tail && tail.kinds.join() === 'cone,cone,cone,cone' && own && own.kinds.join() === 'hinge,cone',
+          JSON.stringify(shapes));
+    const limitsDrawn = await page.evaluate(() => window.ikrig.limits);
+    check('it draws a cone per cone and an arc per hinge', limitsDrawn && limitsDrawn.cones === 5 && limitsDrawn.arcs === 1,
+          JSON.stringify(limitsDrawn));
+    // The cones' colour (magenta) and the arcs' (orange) on the page, around each apex: with
+    // the limits shown, against the same frame with them hidden (paused, so nothing moves).
+    await page.click('#pause');
+    await within(page, 1000, () => window.ikrig.paused);
+    await sleep(150);
+    const colourCount = () => page.evaluate(() => {
+      const c = document.querySelector('#view canvas'), r = c.getBoundingClientRect();
+      const d = document.createElement('canvas');
+      d.width = Math.round(r.width); d.height = Math.round(r.height);
+      const g = d.getContext('2d');
+      g.drawImage(c, 0, 0, d.width, d.height);
+      const px = g.getImageData(0, 0, d.width, d.height).data;
+      const count = { cone: 0, arc: 0 };
+      for (const ch of window.ikrig.chains) for (const k of ch.constraints || []) {
+        const s = window.ikrig.screenOfPoint(k.apex), x0 = Math.round(s.x - r.left), y0 = Math.round(s.y - r.top);
+        for (let y = Math.max(0, y0 - 40); y < Math.min(d.height, y0 + 40); y++) {
+          for (let x = Math.max(0, x0 - 40); x < Math.min(d.width, x0 + 40); x++) {
+            const i = 4 * (y * d.width + x), R = px[i], G = px[i + 1], B = px[i + 2];
+            if (k.kind === 'cone' && R - G > 40 && B - G > 30) count.cone++;
+            if (k.kind === 'hinge' && R > 150 && R - B > 120 && G - B > 60 && R - G > 60) count.arc++;
+          }
+        }
+      }
+      return count;
+    });
+    const shown = await colourCount();
+    await page.evaluate(() => window.ikrig.showLimits(false));
+    await sleep(150);
+    const hidden = await colourCount();
+    await page.evaluate(() => window.ikrig.showLimits(true));
+    await page.click('#pause');
+    await within(page, 1000, () => !window.ikrig.paused);
+    check(`the cones' colour and the arcs' appear on the page where the limits are (${JSON.stringify({ shown, hidden })})`,
+          shown.cone - hidden.cone > 30 && shown.arc - hidden.arc > 10, JSON.stringify({ shown, hidden }));
 
     // ---- dragging the arm's target moves the hand ----
     const before = await page.evaluate(() => ({ target: window.ikrig.positions.reach_target, hand: window.ikrig.positions['humanoid.r_hand'],

@@ -28,15 +28,17 @@
 --     node name (feet, say);
 --   - `advance(self, dt)`, optional: called by the host once per frame before the
 --     scripts run, for what the scene animates by itself (targets on their paths).
--- - The host adds `scene.report(name, reached, distance, iterations)` before the
+-- - The host adds `scene.report(name, reached, distance, iterations, chain)` before the
 --   scripts load: rig scripts call it once per chain and frame with the chain's
---   result (`iterations` may be omitted); ikrig writes those into its output and sums
---   them up per script.
+--   result (`iterations` and `chain` may be omitted); ikrig writes those into its
+--   output and sums them up per script. Given the `ik.chain`, its
+--   `constraint_shapes()` go into the output too (the live view draws them).
 --
 -- This scene also has `time` (seconds advanced so far), `walked` (metres along the
 -- robot's loop) and `params`, what its rig scripts need to know about the bodies:
 -- `params.humanoid.foot_offset` (ankle above sole), `params.walker.body_height`,
--- `.foot_offset` and `.legs` (a list of `{ name, side }`, side 1 on the robot's left).
+-- `.foot_offset`, `.legs` (a list of `{ name, side }`, side 1 on the robot's left) and
+-- `.tail` (its tail's bone names, root to tip).
 -- @module ik.demo.scene
 
 local ik = require("ik")
@@ -147,6 +149,8 @@ local WALKER_LEGS = { { "fl", 1, 0.34 }, { "bl", 1, -0.34 }, { "fr", -1, 0.34 },
 -- further out), the knee halfway down and back: standing, the knees point backwards,
 -- as a robot dog's do, well bent.
 local WALKER_BONE = 0.35
+-- The tail's bones after its root "tail", root to tip.
+local WALKER_TAIL = { "tail_2", "tail_3", "tail_4", "tail_tip" }
 local FOOT = { 0.06, WALKER_FOOT_OFFSET - WALKER_BODY_HEIGHT, 0 }
 local KNEE = { 0.03, FOOT[2] / 2, -math.sqrt(WALKER_BONE ^ 2 - (FOOT[2] / 2) ^ 2 - 0.03 ^ 2) }
 
@@ -196,7 +200,12 @@ local function make_walker()
                     rotation = ik.quat.axis_angle({ 0, 1, 0 }, yaw) } }
   bones[2] = { name = "neck", parent = "body", position = { 0, 0.02, 0.34 } }
   bones[3] = { name = "sensor", parent = "neck", position = { 0, 0.12, 0.12 } }
+  -- the tail: four segments back and up from its root, a chain the walker rig wags
   bones[4] = { name = "tail", parent = "body", position = { 0, 0.1, -0.44 } }
+  for i, seg in ipairs(WALKER_TAIL) do
+    bones[4 + i] = { name = seg, parent = i == 1 and "tail" or WALKER_TAIL[i - 1],
+                     position = { 0, 0.045, -0.095 } }
+  end
   for _, l in ipairs(WALKER_LEGS) do
     local name, side, hz = l[1], l[2], l[3]
     bones[#bones + 1] = { name = "hip_" .. name, parent = "body", position = { side * 0.14, 0, hz } }
@@ -233,9 +242,11 @@ function M.new()
     walked = START_S, -- metres along the walker's loop
     params = {
       humanoid = { foot_offset = FOOT_OFFSET },
-      walker = { body_height = WALKER_BODY_HEIGHT, foot_offset = WALKER_FOOT_OFFSET, legs = {} },
+      walker = { body_height = WALKER_BODY_HEIGHT, foot_offset = WALKER_FOOT_OFFSET, legs = {},
+                 tail = { "tail" } },
     },
   }
+  for i, seg in ipairs(WALKER_TAIL) do scene.params.walker.tail[i + 1] = seg end
   for i, l in ipairs(WALKER_LEGS) do
     scene.params.walker.legs[i] = { name = l[1], side = l[2] }
     if l[3] > 0 then scene.trails[#scene.trails + 1] = "walker.foot_" .. l[1] end -- the front feet

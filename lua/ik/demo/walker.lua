@@ -3,7 +3,11 @@
 -- `scene` and `state`; it defines update(dt)). The scene moves the body along the loop
 -- (x, z and heading, in its `advance`); ik.rigs.walker does the rest: it steps the legs
 -- in a trot (diagonal pairs), plants the feet on the ground, and sets the body's
--- height, pitch and roll from where they stand. Each leg is reported as a chain.
+-- height, pitch and roll from where they stand. Each leg is reported as a chain. Its
+-- tail, four bones, wags after a target swinging behind it, each bone held within a
+-- cone of the one before it (the first of the body's backward-and-up direction): a
+-- CCD chain (smoother than FABRIK under cones) reported with its chain, so `ikrig view`
+-- draws the cones.
 --
 -- The rig lives in `state`, so a reload keeps it and where its feet are planted; edit
 -- the gait numbers below and save to see them change (`ikrig watch`). The swing of a
@@ -41,6 +45,35 @@ end
 state.rig = state.rig or make_rig()
 state.rig.step_height, state.rig.step_time = STEP_HEIGHT, STEP_TIME
 
+-- The tail: how far each bone may turn from the one before (radians), and its wag.
+local TAIL_CONE = math.rad(25)
+local TAIL_ROOT_CONE = math.rad(35)
+local WAG_SPEED = 3.0 -- radians a second
+local WAG_SIDE, WAG_LIFT = 0.14, 0.03 -- m: the target's swing across and up and down
+
+local function make_tail()
+  local bones = {}
+  for i, name in ipairs(params.tail) do bones[i] = sk:bone(name) end
+  local root, first = ik.vec3(bones[1]:get_position()), ik.vec3(bones[2]:get_position())
+  local tail = ik.chain{ bones = bones, solver = "ccd", iterations = 20, tolerance = 0.01,
+                         base_direction = (first - root):normalized() }
+  return { chain = tail, time = 0 }
+end
+state.tail = state.tail or make_tail()
+-- the cones, set again on every (re)load: a reload with new angles takes them at once
+state.tail.chain:set_constraint(1, ik.cone{ angle = TAIL_ROOT_CONE })
+for i = 2, #params.tail - 1 do state.tail.chain:set_constraint(i, ik.cone{ angle = TAIL_CONE }) end
+
+-- Where the tail reaches for: behind and above its root in the body's frame, swinging
+-- from side to side. It is nearer than the straight tail's length, so the tail must
+-- curl, which its cones limit: it often stops a few cm short (reported as not reached).
+local function wag_target(tail, dt)
+  tail.time = tail.time + dt
+  local a = WAG_SPEED * tail.time
+  local offset = ik.vec3(WAG_SIDE * math.sin(a), 0.17 + WAG_LIFT * math.sin(2 * a), -0.34)
+  return ik.vec3(sk:bone("tail"):get_position()) + ik.quat(sk:bone("body"):get_rotation()) * offset
+end
+
 -- How far a leg's foot is from its target this frame (m).
 local function miss(leg)
   local t = leg.target
@@ -51,4 +84,7 @@ function update(dt)
   local rig = state.rig
   rig:update(dt)
   for _, leg in ipairs(rig.legs) do scene.report("leg_" .. leg.name, leg.reached, miss(leg)) end
+  local tail = state.tail
+  local reached, distance, iterations = tail.chain:solve(wag_target(tail, dt))
+  scene.report("tail", reached, distance, iterations, tail.chain)
 end

@@ -37,6 +37,20 @@ const mat = {
   ground: new THREE.MeshStandardMaterial({ color: 0x6b7f5e, roughness: 0.95, side: THREE.DoubleSide,
                                            flatShading: true }),
 };
+// Constraint limits: cones (apex at the joint, opening along +Y, unit height and base
+// radius: scaled per shape) and hinge arcs.
+const CONE_COLOUR = 0xff3dd0, ARC_COLOUR = 0xffa126, ARC_POINTS = 33;
+const limitMat = {
+  cone: new THREE.MeshBasicMaterial({ color: CONE_COLOUR, transparent: true, opacity: 0.3, side: THREE.DoubleSide,
+                                      depthWrite: false }),
+  rim: new THREE.LineBasicMaterial({ color: CONE_COLOUR }),
+  arc: new THREE.LineBasicMaterial({ color: ARC_COLOUR }),
+  fan: new THREE.MeshBasicMaterial({ color: ARC_COLOUR, transparent: true, opacity: 0.25, side: THREE.DoubleSide,
+                                     depthWrite: false }),
+};
+const coneGeo = new THREE.ConeGeometry(1, 1, 32, 1, true).translate(0, -0.5, 0).rotateX(Math.PI);
+const rimGeo = new THREE.BufferGeometry().setFromPoints(Array.from({ length: 48 }, (_, i) =>
+  new THREE.Vector3(Math.cos(i / 48 * 2 * Math.PI), 1, Math.sin(i / 48 * 2 * Math.PI))));
 const geo = {
   joint: new THREE.SphereGeometry(0.022, 12, 8),
   target: new THREE.SphereGeometry(0.05, 16, 12),
@@ -148,6 +162,7 @@ function applyFrame(msg) {
   state.paused = msg.paused;
   state.speed = msg.speed;
   state.chains = pose.chains;
+  drawLimits(pose.chains);
   $('frame').textContent = pose.frame;
   $('time').textContent = pose.t.toFixed(2);
   $('pause').textContent = msg.paused ? 'play' : 'pause';
@@ -161,6 +176,88 @@ function applyFrame(msg) {
 }
 
 function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]); }
+
+// ---- constraint cones and hinge arcs, from the chains reported with their chain ----
+const limits = { group: new THREE.Group(), cones: [], arcs: [] };
+scene3.add(limits.group);
+const Y = new THREE.Vector3(0, 1, 0);
+const vec = (a) => new THREE.Vector3(a[0], a[1], a[2]);
+
+function coneMesh(k) {
+  if (!limits.cones[k]) {
+    const m = new THREE.Mesh(coneGeo, limitMat.cone);
+    m.add(new THREE.LineLoop(rimGeo, limitMat.rim));
+    m.name = 'constraint-cone';
+    m.renderOrder = 1;
+    limits.group.add(m);
+    limits.cones[k] = m;
+  }
+  return limits.cones[k];
+}
+
+function arcObject(k) {
+  if (!limits.arcs[k]) {
+    const line = new THREE.Line(new THREE.BufferGeometry(), limitMat.arc);
+    line.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array((ARC_POINTS + 2) * 3), 3));
+    const fan = new THREE.Mesh(new THREE.BufferGeometry(), limitMat.fan);
+    fan.geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array((ARC_POINTS + 1) * 3), 3));
+    fan.geometry.setIndex(Array.from({ length: ARC_POINTS - 1 }, (_, i) => [0, i + 1, i + 2]).flat());
+    line.frustumCulled = fan.frustumCulled = false;
+    line.name = 'constraint-arc';
+    line.renderOrder = 1;
+    line.add(fan);
+    limits.group.add(line);
+    limits.arcs[k] = line;
+  }
+  return limits.arcs[k];
+}
+
+// Draws every shape of the frame: a cone of half-angle `angle` about `direction`, as
+// long as its bone; an arc about `axis` from `min` to `max`, measured from
+// `direction` flattened into the hinge's plane, as a line and a translucent fan.
+function drawLimits(chains) {
+  let nc = 0, na = 0;
+  for (const c of chains || []) {
+    for (const s of c.constraints || []) {
+      const len = s.length > 0 ? s.length : 0.1, apex = vec(s.apex), dir = vec(s.direction).normalize();
+      if (s.kind === 'cone') {
+        const m = coneMesh(nc++), a = Math.min(s.angle, Math.PI);
+        m.position.copy(apex);
+        m.quaternion.setFromUnitVectors(Y, dir);
+        m.scale.set(len * Math.max(Math.sin(a), 1e-3), len * Math.cos(a) || 1e-3, len * Math.max(Math.sin(a), 1e-3));
+        m.visible = true;
+      } else if (s.kind === 'hinge') {
+        const line = arcObject(na++), axis = vec(s.axis).normalize();
+        const e1 = dir.clone().addScaledVector(axis, -dir.dot(axis));
+        if (e1.lengthSq() < 1e-12) { // the parent along the axis: any perpendicular will do
+          e1.set(1, 0, 0).cross(axis);
+          if (e1.lengthSq() < 1e-6) e1.set(0, 1, 0).cross(axis);
+        }
+        e1.normalize();
+        const e2 = axis.clone().cross(e1), p = line.geometry.attributes.position;
+        const fan = line.children[0].geometry.attributes.position;
+        p.setXYZ(0, apex.x, apex.y, apex.z);
+        fan.setXYZ(0, apex.x, apex.y, apex.z);
+        for (let i = 0; i < ARC_POINTS; i++) {
+          const t = s.min + (s.max - s.min) * i / (ARC_POINTS - 1);
+          const q = apex.clone().addScaledVector(e1, len * Math.cos(t)).addScaledVector(e2, len * Math.sin(t));
+          p.setXYZ(i + 1, q.x, q.y, q.z);
+          fan.setXYZ(i + 1, q.x, q.y, q.z);
+        }
+        p.setXYZ(ARC_POINTS + 1, apex.x, apex.y, apex.z);
+        p.needsUpdate = fan.needsUpdate = true;
+        line.visible = true;
+      }
+    }
+  }
+  limits.cones.forEach((m, i) => { m.visible = i < nc; });
+  limits.arcs.forEach((m, i) => { m.visible = i < na; });
+  state.limits = { cones: nc, arcs: na, colours: { cone: CONE_COLOUR, arc: ARC_COLOUR } };
+}
+
+// For the tests: hide or show every cone and arc, and a point's place on the page.
+state.showLimits = (on) => { limits.group.visible = on; };
+state.screenOfPoint = (p) => screenOf(vec(p));
 
 // ---- reloads and errors ----
 let toastTimer = 0;
