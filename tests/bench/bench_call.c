@@ -13,21 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ik.h"
 
 #define MAX_JOINTS 100
 #define REPS 5
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv) {
   const int sizes[] = {3, 10, 100};
@@ -55,7 +45,7 @@ int main(int argc, char **argv) {
     length = ik_measure_lengths(p, n, len);
     ik_chain_init(&chain, p, n, len);
     for (r = 0; r < reps; r++) {
-      double t0 = now_s();
+      double t0 = bench_now_s();
       for (k = 0; k < calls; k++) {
         ik_fabrik_job job;
         ik_fabrik_job_init(&job, &chain, p[n - 1]);
@@ -64,14 +54,13 @@ int main(int argc, char **argv) {
         ik_fabrik_run(&job);
         iterations += job.result.iterations;
       }
-      ns[r] = (now_s() - t0) / (double)calls * 1e9;
+      ns[r] = (bench_now_s() - t0) / (double)calls * 1e9;
     }
     if (iterations != 0) {
       fprintf(stderr, "%s: the tip was not already on the target\n", argv[0]);
       return 1;
     }
-    qsort(ns, (size_t)reps, sizeof ns[0], cmp_double);
-    printf("%-7d %12.1fns\n", n, ns[reps / 2]);
+    printf("%-7d %12.1fns\n", n, bench_median(ns, reps));
   }
   return 0;
 }

@@ -18,35 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "ik.h"
 #include "ik_ground.h"
 
 #define BATCH 256
 #define MAX_REPS 31
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* xorshift64*: the same terrain and rays on every machine. */
-static double uniform(unsigned long long *s) {
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return (double)((*s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof v[0], cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct terrain {
   int cells, samples; /* per side */
@@ -80,7 +57,7 @@ static void make_terrain(terrain *t, int cells) {
     for (c = 0; c < t->samples; c++) {
       const double x = c * 0.25, z = r * 0.25;
       const double h = 0.8 * sin(0.31 * x) * cos(0.27 * z) + 0.5 * sin(1.3 * x + 0.7 * z) +
-                       0.2 * cos(2.9 * z - 1.1 * x) + 0.1 * (uniform(&seed) - 0.5);
+                       0.2 * cos(2.9 * z - 1.1 * x) + 0.1 * (bench_uniform(&seed) - 0.5);
       const int i = r * t->samples + c;
       t->heights[i] = (ik_real)h;
       t->vertices[i] = ik_vec3_make(t->origin.x + t->cell_size * (ik_real)c, t->origin.y + t->heights[i],
@@ -127,11 +104,11 @@ static void make_rays(ray_set *rays, const terrain *t, int count, double tilt_de
   }
   for (i = 0; i < count; i++) {
     /* Uniform over the spherical cap within max_tilt of straight down. */
-    const double cos_tilt = 1 - uniform(&seed) * (1 - cos(max_tilt));
-    const double sin_tilt = sqrt(1 - cos_tilt * cos_tilt), heading = 2 * 3.14159265358979 * uniform(&seed);
+    const double cos_tilt = 1 - bench_uniform(&seed) * (1 - cos(max_tilt));
+    const double sin_tilt = sqrt(1 - cos_tilt * cos_tilt), heading = 2 * 3.14159265358979 * bench_uniform(&seed);
     rays->origin[i] =
-        ik_vec3_make((ik_real)((double)t->origin.x + extent * (0.1 + 0.8 * uniform(&seed))), t->top + 2,
-                     (ik_real)((double)t->origin.z + extent * (0.1 + 0.8 * uniform(&seed))));
+        ik_vec3_make((ik_real)((double)t->origin.x + extent * (0.1 + 0.8 * bench_uniform(&seed))), t->top + 2,
+                     (ik_real)((double)t->origin.z + extent * (0.1 + 0.8 * bench_uniform(&seed))));
     rays->direction[i] = ik_vec3_make((ik_real)(sin_tilt * cos(heading)), (ik_real)-cos_tilt,
                                       (ik_real)(sin_tilt * sin(heading)));
   }
@@ -157,17 +134,17 @@ static double time_rays(const ik_ground *g, const ray_set *rays, int reps, int *
       const int first = b * BATCH, last = first + BATCH < rays->count ? first + BATCH : rays->count;
       double t0;
       int i;
-      t0 = now_s();
+      t0 = bench_now_s();
       for (i = first; i < last; i++) {
         ik_ray_hit hit;
         ik_ground_raycast(g, rays->origin[i], rays->direction[i], 20, &hit);
         *hits += hit.hit;
         *checksum += (double)hit.distance;
       }
-      ns[n++] = (now_s() - t0) * 1e9 / (last - first);
+      ns[n++] = (bench_now_s() - t0) * 1e9 / (last - first);
     }
   }
-  result = median(ns, n);
+  result = bench_median(ns, n);
   free(ns);
   return result;
 }
@@ -232,15 +209,15 @@ int main(int argc, char **argv) {
   if (!mesh_mem || !field_mem) return 1;
 
   for (i = 0; i < reps; i++) {
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     if (ik_ground_mesh_init(mesh_mem, mesh_size, t.vertices, t.vertex_count, t.triangles, t.triangle_count,
                             &mesh, NULL) != IK_OK) {
       fprintf(stderr, "mesh init failed\n");
       return 1;
     }
-    build_s[i] = now_s() - t0;
+    build_s[i] = bench_now_s() - t0;
   }
-  build_ms = median(build_s, reps) * 1e3;
+  build_ms = bench_median(build_s, reps) * 1e3;
   if (ik_ground_heightfield_init(field_mem, field_size, t.origin, t.cell_size, t.samples, t.samples,
                                  t.heights, &field, NULL) != IK_OK) {
     fprintf(stderr, "heightfield init failed\n");
@@ -282,11 +259,11 @@ int main(int argc, char **argv) {
     if (a.hit != b.hit || (a.hit && fabs((double)(a.distance - b.distance)) > 1e-3)) disagree++;
   }
   {
-    const double t0 = now_s();
+    const double t0 = bench_now_s();
     double sum = 0, best;
     for (i = 0; i < brute_rays; i++)
       sum += brute_force(&t, tilted.origin[i], tilted.direction[i], &best) ? best : 0;
-    brute_ns = (now_s() - t0) * 1e9 / brute_rays;
+    brute_ns = (bench_now_s() - t0) * 1e9 / brute_rays;
     printf("%-12s %-22s %12.0f   (%d rays; checksum %.3f)\n", "brute force", "within 30 deg of down",
            brute_ns, brute_rays, sum);
   }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "baseline_fabrik.h"
+#include "bench_util.h"
 #include "ik.h"
 
 #define MAX_JOINTS 100
@@ -37,20 +38,6 @@ typedef struct stats {
 typedef enum solver { S_BASELINE, S_FABRIK, S_CCD, S_DLS, S_TWO_BONE, S_COUNT } solver;
 static const char *const solver_names[S_COUNT] = {"baseline", "fabrik", "ccd", "dls", "two_bone"};
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* xorshift64*: the same targets on every machine. */
-static double uniform(unsigned long long *s) {
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return (double)((*s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static void make_workload(workload *w, int joints, int targets) {
   unsigned long long seed = 0x1b96a6b623bbcd8bull;
   int i;
@@ -62,10 +49,10 @@ static void make_workload(workload *w, int joints, int targets) {
   for (i = 0; i < targets; i++) {
     ik_vec3 d;
     do {
-      d = ik_vec3_make((ik_real)(2 * uniform(&seed) - 1), (ik_real)(2 * uniform(&seed) - 1),
-                       (ik_real)(2 * uniform(&seed) - 1));
+      d = ik_vec3_make((ik_real)(2 * bench_uniform(&seed) - 1), (ik_real)(2 * bench_uniform(&seed) - 1),
+                       (ik_real)(2 * bench_uniform(&seed) - 1));
     } while (ik_vec3_len2(d) > 1 || ik_vec3_len2(d) < (ik_real)0.01);
-    w->target[i] = ik_vec3_scale(ik_vec3_normalize(d), w->length * (ik_real)(0.1 + 0.85 * uniform(&seed)));
+    w->target[i] = ik_vec3_scale(ik_vec3_normalize(d), w->length * (ik_real)(0.1 + 0.85 * bench_uniform(&seed)));
   }
 }
 
@@ -139,11 +126,6 @@ static void run_pass(const workload *w, solver s, stats *st) {
   st->mean_error = error / w->targets;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static stats measure(const workload *w, solver s, int reps) {
   double rate[MAX_REPS];
   stats st;
@@ -151,12 +133,11 @@ static stats measure(const workload *w, solver s, int reps) {
   run_pass(w, s, &st); /* warm-up, and the (deterministic) quality figures */
   for (k = 0; k < reps; k++) {
     stats ignored;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     run_pass(w, s, &ignored);
-    rate[k] = w->targets / (now_s() - t0);
+    rate[k] = w->targets / (bench_now_s() - t0);
   }
-  qsort(rate, (size_t)reps, sizeof rate[0], cmp_double);
-  st.solves_per_s = rate[reps / 2];
+  st.solves_per_s = bench_median(rate, reps);
   return st;
 }
 
