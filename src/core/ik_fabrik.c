@@ -1,5 +1,5 @@
 /*
- * FABRIK (ik_fabrik.h). Stages of run():
+ * FABRIK (ik_fabrik.h). Stages of run() (ik_fabrik_stages.h, which the batch shares):
  *   1. validate, then measure lengths when asked;
  *   2. out of reach: lay the chain straight towards the target, no iterations;
  *   3. already there: no iterations (warm start pays off here); a chain lying on the
@@ -10,7 +10,7 @@
  */
 #include <stddef.h>
 
-#include "ik_fabrik.h"
+#include "ik_fabrik_stages.h"
 #include "ik_internal.h"
 
 void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target) {
@@ -18,6 +18,7 @@ void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 targe
   job->target = target;
   job->tolerance = (ik_real)1e-3;
   job->max_iterations = 10;
+  job->mode = IK_FABRIK_PLAIN;
   ik__result_init(&job->result);
 }
 
@@ -70,41 +71,59 @@ static void backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 roo
   }
 }
 
-ik_status ik_fabrik_run(ik_fabrik_job *job) {
+int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s) {
+  const ik_chain *chain = &job->chain;
+  const ik_vec3 *p = chain->positions;
+  ik__prepare_lengths(chain);
+  s->root_ws = p[0];
+  s->root_dir = ik__root_fallback(chain, job->target);
+  s->total_len = ik__total_length(chain);
+  s->tolerance_len2 = job->tolerance * job->tolerance;
+  s->kinds = ik__constraint_kinds(chain);
+  s->iterations = 0;
+  s->prev_err2 = ik_vec3_dist2(p[chain->count - 1], job->target);
+
+  if (ik_vec3_dist2(job->target, s->root_ws) >= s->total_len * s->total_len) {
+    ik__lay_straight(chain, job->target, s->kinds);
+    return 0;
+  }
+  if (s->prev_err2 <= s->tolerance_len2) return 0;
+  ik__break_collinear(chain, job->target, s->root_dir, s->total_len);
+  return 1;
+}
+
+void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s) {
   const ik_chain *chain = &job->chain;
   ik_vec3 *p = chain->positions;
-  const int count = chain->count;
-  ik_status st = ik_fabrik_validate(job, NULL);
-  ik_vec3 root_ws, root_dir;
-  ik_real total_len, tolerance_len2;
-  int kinds, iterations = 0;
-  if (st != IK_OK) return st;
-
-  ik__prepare_lengths(chain);
-  root_ws = p[0];
-  root_dir = ik__root_fallback(chain, job->target);
-  total_len = ik__total_length(chain);
-  tolerance_len2 = job->tolerance * job->tolerance;
-  kinds = ik__constraint_kinds(chain);
-
-  if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
-    ik__lay_straight(chain, job->target, kinds);
-  } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
-    ik__break_collinear(chain, job->target, root_dir, total_len);
-    while (iterations < job->max_iterations) {
-      iterations++;
-      forward_pass(p, chain->lengths, count, job->target, root_dir);
-      if (kinds) {
-        p[0] = root_ws;
-        ik__constrained_pass(chain, root_dir, kinds);
-      } else {
-        backward_pass(p, chain->lengths, count, root_ws, root_dir);
-      }
-      if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
-    }
+  forward_pass(p, chain->lengths, chain->count, job->target, s->root_dir);
+  if (s->kinds) {
+    p[0] = s->root_ws;
+    ik__constrained_pass(chain, s->root_dir, s->kinds);
+  } else {
+    backward_pass(p, chain->lengths, chain->count, s->root_ws, s->root_dir);
   }
+}
 
-  ik__finish_with_pole(chain, root_dir, kinds);
-  ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
+int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip) {
+  const ik_real err2 = ik_vec3_dist2(tip, job->target);
+  s->iterations++;
+  s->prev_err2 = err2;
+  return err2 > s->tolerance_len2 && s->iterations < job->max_iterations;
+}
+
+void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s) {
+  ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
+  ik__set_result(&job->result, &job->chain, job->target, job->tolerance, s->iterations);
+}
+
+ik_status ik_fabrik_run(ik_fabrik_job *job) {
+  ik__fabrik_state s;
+  ik_status st = ik_fabrik_validate(job, NULL);
+  if (st != IK_OK) return st;
+  if (ik__fabrik_begin(job, &s)) {
+    do ik__fabrik_sweep(job, &s);
+    while (ik__fabrik_next(job, &s, job->chain.positions[job->chain.count - 1]));
+  }
+  ik__fabrik_end(job, &s);
   return IK_OK;
 }

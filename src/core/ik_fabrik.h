@@ -15,6 +15,15 @@
 extern "C" {
 #endif
 
+/* How the sweeps are run and finished. */
+typedef enum ik_fabrik_mode {
+  /* The sweeps alone, as Aristidou and Lasenby describe them. */
+  IK_FABRIK_PLAIN = 0,
+  /* The same sweeps, finished so that more targets are reached within the same
+   * iteration budget (see ik_fabrik.c). */
+  IK_FABRIK_REFINED
+} ik_fabrik_mode;
+
 typedef struct ik_fabrik_job {
   /* The chain (positions are in/out). */
   ik_chain chain;
@@ -24,6 +33,8 @@ typedef struct ik_fabrik_job {
   ik_real tolerance;
   /* Most full sweeps to run. >= 1. Default 10. */
   int max_iterations;
+  /* IK_FABRIK_PLAIN or IK_FABRIK_REFINED. Default IK_FABRIK_PLAIN. */
+  ik_fabrik_mode mode;
   /* Output. */
   ik_result result;
 } ik_fabrik_job;

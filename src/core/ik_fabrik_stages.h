@@ -1,0 +1,50 @@
+/*
+ * ik_fabrik_stages.h: FABRIK's run() cut into its stages, so that the batch solver
+ * (ik_batch.c), which runs the sweeps of many chains side by side in SIMD lanes, does
+ * everything else exactly as ik_fabrik_run does. Not installed, not API.
+ *
+ * ik_fabrik_run is, after validation:
+ *
+ *     ik__fabrik_state s;
+ *     if (ik__fabrik_begin(job, &s))
+ *       do ik__fabrik_sweep(job, &s); while (ik__fabrik_next(job, &s, tip));
+ *     ik__fabrik_end(job, &s);
+ *
+ * A batch may replace ik__fabrik_sweep by its own sweep, provided that it computes the
+ * same positions bit for bit (the same operations in the same order); then every chain
+ * it solves ends exactly as it would alone.
+ */
+#ifndef IK_FABRIK_STAGES_H
+#define IK_FABRIK_STAGES_H
+
+#include "ik_fabrik.h"
+
+typedef struct ik__fabrik_state {
+  ik_vec3 root_ws;        /* where the root stays */
+  ik_vec3 root_dir;       /* ik__root_fallback's direction */
+  ik_real total_len;
+  ik_real tolerance_len2;
+  int kinds;              /* ik__constraint_kinds */
+  int iterations;         /* sweeps done so far */
+  ik_real prev_err2;      /* tip-to-target distance squared after the previous sweep */
+} ik__fabrik_state;
+
+/* Stages 1 to 3 on a validated job: measures lengths when asked, lays the chain
+ * straight when the target is out of reach, breaks a collinear chain. Returns 1 when
+ * sweeps are to run (then at least one does), 0 when the job goes straight to _end. */
+int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s);
+
+/* One full sweep, scalar: the forward pass, then the backward pass (or the constraint
+ * pass when the chain has constraints). */
+void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s);
+
+/* After a sweep that left the tip at `tip`: counts it and returns 1 when another sweep
+ * is to run. Reads nothing but s, the job's settings and tip, so a batch can call it
+ * on a chain whose positions are still in its lanes. */
+int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
+
+/* The last stages, on the chain's positions: whatever the mode adds after the sweeps,
+ * the pole, the result. */
+void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s);
+
+#endif /* IK_FABRIK_STAGES_H */
