@@ -51,9 +51,12 @@
 -- (loaded anew inside the sandbox from their files; a host that embeds them in
 -- `package.preload` has its own copied instead) and Lua files of the script's folder
 -- (`require("util")` is `<folder>/util.lua`, run in the same sandbox), nothing else. `getmetatable` gives a
--- copy of the metatable of strings and userdata (`ik` objects), so a script cannot
--- change how they behave for the host or other scripts, and `setmetatable` refuses
--- `__gc`. Each call into a script (its top level, `on_reload`, `update`, coroutines they
+-- copy of the metatable of strings and userdata (`ik` objects; without `__gc`), so a
+-- script cannot change how they behave for the host or other scripts, and
+-- `setmetatable` refuses `__gc` and the scene's tables. The `ik` objects of the scene
+-- the host gave (three tables down) are the host's: a script uses them but cannot
+-- close them ("the scene's objects are the host's: rig scripts cannot close them").
+-- Each call into a script (its top level, `on_reload`, `update`, coroutines they
 -- run) has an instruction budget, counted by a debug hook: past it the script raises
 -- "instruction budget exceeded (N)" and is paused until its next reload. With
 -- `memory_limit`, so does a call that grows the Lua heap by more than that ("memory
@@ -171,16 +174,25 @@ local hooks = {} -- step -> hook
 hook_for = function(step)
   local hook = hooks[step]
   if hook then return hook end
+  -- Whether the hook fired in run's own frame, where raising would escape its pcall.
+  -- Asked only before raising: getinfo makes a table, and a frame must allocate nothing.
+  local function in_run()
+    local info = getinfo(3, "f")
+    return info and info.func == run
+  end
   hook = function()
     local c = current
     if not c then return end
-    local info = getinfo(2, "f")
-    if info and info.func == run then return end
-    if c.exceeded then error(c.exceeded, 0) end -- caught and ignored: raise again
+    if c.exceeded then
+      if in_run() then return end
+      error(c.exceeded, 0) -- caught and ignored: raise again
+    end
     c.used = c.used + step
     if c.budget and c.used >= c.budget then
+      if in_run() then return end
       exceed(c, 2, format("instruction budget exceeded (%.0f)", c.budget))
     elseif c.memory_limit and over_memory(c) then
+      if in_run() then return end
       exceed(c, 2, memory_message(c))
     end
   end
@@ -197,8 +209,15 @@ end
 -- Calls fn(...) under the runtime's limits, with strings' methods taken from `strings`
 -- (the script's own string table: the host's has string.dump); returns true, or false
 -- and the error value.
+local limits, run_depth = {}, 0 -- run's `current`s, one per nesting depth, made once
 run = function(rt, strings, fn, ...)
-  local c = { budget = rt._budget, memory_limit = rt._memory_limit, used = 0 }
+  run_depth = run_depth + 1
+  local c = limits[run_depth]
+  if not c then
+    c = {}
+    limits[run_depth] = c
+  end
+  c.budget, c.memory_limit, c.used, c.exceeded = rt._budget, rt._memory_limit, 0, nil
   c.mem_base = collectgarbage("count")
   local outer = current
   local oh, om, oc = gethook()
@@ -214,6 +233,7 @@ run = function(rt, strings, fn, ...)
   if ok and c.exceeded then ok, err = false, c.exceeded end
   if ok and c.memory_limit and over_memory(c) then ok, err = false, memory_message(c) end
   if c.exceeded or not ok and c.memory_limit then collectgarbage("collect") end -- free what it left
+  run_depth = run_depth - 1
   return ok, err
 end
 
@@ -310,9 +330,68 @@ end
 local function meta_copy(mt)
   local copy = {}
   for k, v in next, mt do
-    copy[k] = type(v) == "table" and readonly(v) or v
+    if k ~= "__gc" then copy[k] = type(v) == "table" and readonly(v) or v end -- a finaliser closes
   end
   return setmetatable(copy, { __newindex = deny_write, __metatable = false })
+end
+
+-- The host's objects: the userdata of the scene it gave (runtime.new). Scripts use
+-- them but cannot close them: the methods that close (`close`, `__close`; `__gc` never
+-- reaches a script) of every `ik` type refuse while a script runs.
+local host_objects = setmetatable({}, { __mode = "k" })
+-- And the scene and the tables in it: the host reads them, so a script may change
+-- their fields but not their metatables.
+local host_tables = setmetatable({}, { __mode = "k" })
+local CLOSE_REFUSED = "the scene's objects are the host's: rig scripts cannot close them"
+local close_guards = setmetatable({}, { __mode = "k" }) -- guard -> true
+
+local function guard_close(t, key)
+  local close = rawget(t, key)
+  if type(close) ~= "function" or close_guards[close] then return end
+  local function guard(obj, ...)
+    if current and host_objects[obj] then error(CLOSE_REFUSED, 2) end
+    return close(obj, ...)
+  end
+  close_guards[guard] = true
+  rawset(t, key, guard)
+end
+
+local function refused_close() error(CLOSE_REFUSED, 2) end
+
+-- Puts the guards on the metatables of the module's types (registered as "ik.<type>").
+-- Their methods are the upvalue of a C __index, which Lua 5.1 and LuaJIT do not let
+-- Lua reach: there the __index of a type that closes (it has __close) is wrapped.
+local function guard_ik_types()
+  for name, mt in next, debug.getregistry() do
+    if type(name) == "string" and name:sub(1, 3) == "ik." and type(mt) == "table"
+        and rawget(mt, "__close") ~= nil then
+      guard_close(mt, "__close")
+      local index = rawget(mt, "__index")
+      local methods = index
+      if type(index) == "function" then methods = select(2, debug.getupvalue(index, 1)) end
+      if type(methods) == "table" then
+        guard_close(methods, "close")
+      elseif type(index) == "function" and not close_guards[index] then
+        local function guarded_index(obj, key)
+          if key == "close" and current and host_objects[obj] then return refused_close end
+          return index(obj, key)
+        end
+        close_guards[guarded_index] = true
+        rawset(mt, "__index", guarded_index)
+      end
+    end
+  end
+end
+
+-- Marks the scene's userdata (and its tables') as the host's, a few levels down.
+local function protect_scene(v, depth, seen)
+  if type(v) == "userdata" then
+    host_objects[v] = true
+  elseif type(v) == "table" and not seen[v] and depth > 0 then
+    seen[v] = true
+    host_tables[v] = true
+    for _, item in next, v do protect_scene(item, depth - 1, seen) end
+  end
 end
 
 -- A deep copy of a table of the module (callable tables like ik.vec3 included: their
@@ -353,9 +432,13 @@ local function safe_create(f)
   end
   local co = co_create(f)
   script_threads[co] = true
-  local c = current
-  local step = step_of(c and c.budget, CO_STEP)
-  sethook(co, hook_for(step), "", step)
+  -- LuaJIT has one hook for all its threads, and setting it restarts the count: a
+  -- coroutine made and finished in fewer than a step would then never be counted.
+  if not jit_off then
+    local c = current
+    local step = step_of(c and c.budget, CO_STEP)
+    sethook(co, hook_for(step), "", step)
+  end
   return co
 end
 
@@ -392,6 +475,9 @@ local function safe_setmetatable(t, mt)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
     error("setmetatable: __gc is not available to rig scripts", 2)
   end
+  if host_tables[t] then error("setmetatable: the scene's metatable is the host's", 2) end
+  local old = getmetatable(t)
+  if old ~= nil and old ~= raw_getmetatable(t) then error("cannot change a protected metatable", 2) end
   return setmetatable(t, mt)
 end
 
@@ -440,6 +526,7 @@ local function new_env(rt, sc, deps)
 
   local ik_copy = copy_table(ik, {})
   ik_copy.watch = nil -- files are not the scripts' business
+  ik_copy.batch = rt._batch
   env.ik = ik_copy
   env.scene = rt._scene
   env.state = sc.state
@@ -661,8 +748,39 @@ end
 
 local OPTIONS = {
   scene = true, scripts = true, watch = true, budget = true, memory_limit = true, debounce = true,
-  clock = true, on_event = true,
+  clock = true, on_event = true, batch_threads = true,
 }
+
+-- Most ik.batch objects the scripts of one runtime may hold at once. A batch's threads
+-- and per-thread buffers (some 150 KB each) are C memory, which neither the memory limit
+-- nor a host's Lua allocator sees: without these caps a script could start hundreds of
+-- threads, or keep thousands of batches.
+local MAX_BATCHES = 32
+
+-- The scripts' ik.batch: at most `threads` threads each, MAX_BATCHES alive at once.
+local function sandboxed_batch(threads)
+  local live = setmetatable({}, { __mode = "k" })
+  local batch = ik.batch
+  return function(spec, ...)
+    if type(spec) == "table" and type(spec.threads) == "number" and spec.threads > threads then
+      error(format("ik.batch: threads %s is more than this runtime lets scripts use (%d)",
+        tostring(spec.threads), threads), 2)
+    end
+    local n = 0
+    for _ in pairs(live) do n = n + 1 end
+    if n >= MAX_BATCHES then
+      collectgarbage() -- the unreachable ones go, and their threads with them
+      n = 0
+      for _ in pairs(live) do n = n + 1 end
+      if n >= MAX_BATCHES then
+        error(format("ik.batch: the scripts hold %d batches already, the most a runtime allows", n), 2)
+      end
+    end
+    local b = batch(spec, ...)
+    live[b] = true
+    return b
+  end
+end
 
 local function describe(v)
   if type(v) == "number" then return format("%.14g", v) end
@@ -698,6 +816,8 @@ end
 --   says so first (`os.clock` is processor time, which a host that sleeps between
 --   frames hardly spends).
 -- - `clock` (function, default `os.clock`): the time for `debounce`, in seconds.
+-- - `batch_threads` (integer in 1..64, default 1): the most threads a script's
+--   `ik.batch` may use (the scripts may hold at most 32 batches at once).
 -- - `on_event` (function): called with each event as it happens (errors in it are
 --   reported as "error" events, not raised).
 -- @treturn table the runtime
@@ -729,7 +849,14 @@ function runtime.new(options)
   if type(debounce) ~= "number" or debounce ~= debounce or debounce < 0 or debounce == math.huge then
     bad_option("debounce", "non-negative number", debounce)
   end
+  local batch_threads = options.batch_threads
+  if batch_threads == nil then batch_threads = 1 end
+  if type(batch_threads) ~= "number" or batch_threads ~= math.floor(batch_threads) or batch_threads < 1
+      or batch_threads > 64 then
+    bad_option("batch_threads", "integer in 1..64", batch_threads)
+  end
   local rt = setmetatable({
+    _batch = sandboxed_batch(batch_threads),
     _scene = options.scene == nil and {} or options.scene,
     _budget = positive(options, "budget", runtime.defaults.budget, true),
     _memory_limit = positive(options, "memory_limit", nil, true),
@@ -741,6 +868,8 @@ function runtime.new(options)
     _pending = {},
     _watched = {},
   }, Runtime)
+  guard_ik_types()
+  protect_scene(rt._scene, 3, {})
   if options.watch ~= false then
     local ok, w = pcall(ik.watch)
     if ok then
@@ -866,18 +995,31 @@ local function step(self, dt)
     end
     if reloaded then refresh_watch(self) end
   end
-  local list = {}
-  for i, sc in ipairs(self._list) do list[i] = sc end
-  for _, sc in ipairs(list) do
+  -- The scripts as the frame began (one may remove another), in a list kept from frame
+  -- to frame: a frame allocates nothing. A nested update (from a host's callback) makes
+  -- its own.
+  local list = self._stepping and {} or self._frame_list or {}
+  if not self._stepping then self._frame_list = list end
+  self._stepping = true
+  local n = #self._list
+  for i = 1, n do list[i] = self._list[i] end
+  for i = #list, n + 1, -1 do list[i] = nil end
+  for i = 1, n do
+    local sc = list[i]
     if sc.status == "running" and not sc.removed and not self._closed then
       local update = rawget(sc.env, "update") -- the script may have changed it
-      local ok, err = false, sc.path .. ": update is no longer a function"
+      local ok, err
       local t0 = self._clock()
-      if type(update) == "function" then ok, err = run(self, sc.strings, update, dt) end
+      if type(update) == "function" then
+        ok, err = run(self, sc.strings, update, dt)
+      else
+        ok, err = false, sc.path .. ": update is no longer a function"
+      end
       sc.time = (sc.time or 0) + (self._clock() - t0)
       if not ok then pause(self, sc, err) end
     end
   end
+  self._stepping = false
 end
 
 --- Runs one frame: reloads the scripts whose files changed (and settled), then calls
@@ -892,6 +1034,7 @@ function Runtime:update(dt)
     ok, err = false, "update: dt (non-negative number expected, got " .. describe(dt) .. ")"
   else
     ok, err = pcall(step, self, dt)
+    self._stepping = false -- also when step failed half-way
   end
   if ok then
     self._last_failure = nil
@@ -912,6 +1055,20 @@ function Runtime:scripts()
     out[i] = { path = sc.path, status = sc.status, error = sc.error, state = sc.state, time = sc.time or 0 }
   end
   return out
+end
+
+--- One script's `path`, `status`, `error` and `time`, as `scripts` gives them but as
+-- values rather than a new table, for a host reading them every frame; nothing past
+-- the last script.
+-- @int i its place in the running order
+-- @treturn ?string path
+-- @treturn string status
+-- @treturn ?string error
+-- @treturn number time
+function Runtime:script_info(i)
+  local sc = self._list[i]
+  if not sc then return nil end
+  return sc.path, sc.status, sc.error, sc.time or 0
 end
 
 --- The events since the last call (oldest first), removed from the queue.

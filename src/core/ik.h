@@ -6,10 +6,12 @@
  *   ik_fabrik.h     FABRIK                 ik_ccd.h     cyclic coordinate descent
  *   ik_dls.h        damped least squares   ik_two_bone.h  analytic two-bone
  *   ik_pole.h       pole targets           ik_rotations.h solved points to rotations
+ *   ik_batch.h      many jobs at once, over SIMD lanes and a thread pool
  */
 #ifndef IK_H
 #define IK_H
 
+#include "ik_batch.h"
 #include "ik_ccd.h"
 #include "ik_chain.h"
 #include "ik_dls.h"

@@ -10,8 +10,18 @@
  * thread count and whatever else is in the batch (the lanes do each chain's operations
  * in the same order as the scalar code; work is split by job index, never by timing).
  *
- * Memory: ik_pool_new allocates (once); ik_batch_run allocates nothing, logs nothing
- * and touches no global state. The pool's threads sleep between runs.
+ * SIMD: AVX2 where the processor has it (picked at run time), else the baseline of the
+ * target (SSE2 on x86-64); GCC and clang vector extensions elsewhere; one chain at a
+ * time in scalar code with other compilers. All give the same bits.
+ *
+ * Memory: ik_pool_new allocates (once): its threads and, for each, the lane buffers;
+ * ik_batch_run allocates nothing, logs nothing and touches no global state. Without a
+ * pool, the buffers (151 KB; 77 KB with float) are on the calling thread's stack. The
+ * pool's threads sleep between runs.
+ *
+ * The jobs of a batch must not share memory that a solve writes: positions, and lengths
+ * when derive_lengths is set (jobs run in no particular order, on several threads).
+ * Sharing read-only lengths, constraints or rest positions is fine.
  */
 #ifndef IK_BATCH_H
 #define IK_BATCH_H
@@ -28,6 +38,11 @@ extern "C" {
 /* Most threads a pool runs (the calling thread counts as one). */
 #define IK_POOL_MAX_THREADS 64
 
+/* Longest FABRIK chain (joints) solved in SIMD lanes: 32 chains side by side up to 64
+ * joints, 16 up to 128, 8 up to 256. Longer ones, and chains with constraints, run
+ * ik_fabrik_run's scalar sweeps (with the same results). */
+#define IK_BATCH_LANE_MAX_JOINTS 256
+
 /* Worker threads that a run's work is split over. */
 typedef struct ik_pool ik_pool;
 
@@ -41,9 +56,13 @@ void ik_pool_free(ik_pool *pool);
 int ik_pool_threads(const ik_pool *pool);
 
 /* Calls fn(ctx, begin, end) over [0, count) split into contiguous ranges, one per
- * thread, and returns when all have returned. The split depends only on count and the
- * thread count. pool NULL: fn(ctx, 0, count) on the calling thread. fn must not call
- * ik_pool_run on the same pool. */
+ * thread, and returns when all have returned: range t of T threads is
+ * [count * t / T, count * (t + 1) / T), and an empty range is not called. The caller
+ * runs range 0, and any range whose worker has not woken by the time it is done (a
+ * busy machine then costs no waiting for a thread to be scheduled). The split depends
+ * only on count and the thread count. count <= 0: no call. pool NULL: fn(ctx, 0, count)
+ * on the calling thread. Runs on one pool take turns (a second caller waits); fn must
+ * not call ik_pool_run on the same pool. */
 typedef void (*ik_pool_fn)(void *ctx, int begin, int end);
 void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx);
 

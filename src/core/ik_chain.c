@@ -42,15 +42,27 @@ ik_status ik__check_real(ik_real r, ik_error *err, const char *field, int index)
   return ik__fail(err, ik_real_is_finite(r) ? IK_E_RANGE : IK_E_NOT_FINITE, field, index);
 }
 
+/* ik__check_real's common case, inlined into the per-joint loops below: validate runs
+ * before every solve, and a call per coordinate cost about what a sweep of a short
+ * chain does (a batch of chains felt it most). The full check runs only to name a
+ * fault. */
+static int real_in_range(ik_real r) { return ik_fabs(r) <= IK_REAL_MAX_COORD; }
+/* & rather than &&: no branch per coordinate, and a loop of these vectorises. */
+static int vec3_in_range(ik_vec3 v) { return real_in_range(v.x) & real_in_range(v.y) & real_in_range(v.z); }
+
 ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index) {
-  ik_status st = ik__check_real(v.x, err, field, index);
+  ik_status st;
+  if (vec3_in_range(v)) return IK_OK; /* the common case, one test a component */
+  st = ik__check_real(v.x, err, field, index);
   if (st == IK_OK) st = ik__check_real(v.y, err, field, index);
   if (st == IK_OK) st = ik__check_real(v.z, err, field, index);
   return st;
 }
 
 ik_status ik__check_quat(ik_quat q, ik_error *err, const char *field, int index) {
-  ik_status st = ik__check_real(q.x, err, field, index);
+  ik_status st;
+  if (real_in_range(q.x) && real_in_range(q.y) && real_in_range(q.z) && real_in_range(q.w)) return IK_OK;
+  st = ik__check_real(q.x, err, field, index);
   if (st == IK_OK) st = ik__check_real(q.y, err, field, index);
   if (st == IK_OK) st = ik__check_real(q.z, err, field, index);
   if (st == IK_OK) st = ik__check_real(q.w, err, field, index);
@@ -103,13 +115,22 @@ static ik_status validate_lengths(const ik_chain *chain, ik_error *err) {
   ik_real total = 0;
   ik_status st;
   int i;
+  if (!chain->derive_lengths) { /* the common case first: one test for every length */
+    int ok = 1;
+    for (i = 0; i + 1 < chain->count; i++) {
+      ok &= real_in_range(chain->lengths[i]) & (chain->lengths[i] > 0);
+      total += chain->lengths[i];
+    }
+    if (ok) return ik__check_reach(chain->positions[0], total, err, field);
+    total = 0;
+  }
   for (i = 0; i + 1 < chain->count; i++) {
     ik_real len;
     if (chain->derive_lengths) {
       len = ik_vec3_dist(chain->positions[i], chain->positions[i + 1]);
     } else {
       len = chain->lengths[i];
-      if ((st = ik__check_real(len, err, field, i)) != IK_OK) return st;
+      if (!real_in_range(len) && (st = ik__check_real(len, err, field, i)) != IK_OK) return st;
     }
     if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, field, i);
     total += len;
@@ -135,11 +156,12 @@ static ik_status validate_constraints(const ik_chain *chain, ik_error *err) {
 
 ik_status ik_chain_validate(const ik_chain *chain, ik_error *err) {
   ik_status st;
-  int i;
+  int i, ok;
   if (!chain || !chain->positions) return ik__fail(err, IK_E_NULL, "positions", -1);
   if (chain->count < 2) return ik__fail(err, IK_E_COUNT, "count", -1);
   if (!chain->lengths) return ik__fail(err, IK_E_NULL, "lengths", -1);
-  for (i = 0; i < chain->count; i++)
+  for (i = 0, ok = 1; i < chain->count; i++) ok &= vec3_in_range(chain->positions[i]);
+  for (i = 0; !ok && i < chain->count; i++) /* only to name the fault */
     if ((st = ik__check_vec3(chain->positions[i], err, "positions", i)) != IK_OK) return st;
   if ((st = validate_lengths(chain, err)) != IK_OK) return st;
   if ((st = ik__check_vec3(chain->base_direction, err, "base_direction", -1)) != IK_OK) return st;
@@ -223,7 +245,9 @@ void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight)
     ik_real len = ik_vec3_len(bone_new);
     ik_quat turn = ik_quat_slerp(ik_quat_identity(), ik_quat_from_to(bone_old, bone_new), weight);
     ik_vec3 dir = ik_vec3_normalize_or(ik_quat_rotate(turn, bone_old), ik_vec3_normalize(bone_new));
-    to[i + 1] = ik_vec3_madd(to[i], dir, len);
+    /* A bone too short for either direction to be normalised (a valid length, below
+     * IK_REAL_EPSILON) would collapse to nothing: it is kept as solved instead. */
+    to[i + 1] = ik_vec3_len2(dir) > 0 ? ik_vec3_madd(to[i], dir, len) : ik_vec3_add(to[i], bone_new);
     to_prev = to_next;
   }
 }

@@ -154,7 +154,15 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
         }
       }
     }
-    if (enforce) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
+    if (enforce) {
+      p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
+      /* Go on from the bone as placed, as a measuring walk over the result reads it: the
+       * frame is carried by a from-to rotation, which is ill-conditioned near a half
+       * turn, and there the rounding between the clamped direction and the placed bone
+       * turned the carried hinge axis by a visible angle (0.1 rad, found by fuzz_core),
+       * leaving the pose outside its own limits as the next walk measures them. */
+      dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), dir);
+    }
     if (carry) frame = carry_frame(chain, frame, i, dir);
     parent_dir = dir;
     has_parent = 1;

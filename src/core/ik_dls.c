@@ -23,21 +23,13 @@
 
 #include <stddef.h>
 
+#include "ik_dls_step.h"
 #include "ik_internal.h"
 
 /* The linearisation only holds for small turns: each step asks the tip to move at most
  * this fraction of the chain's length. 0.25 measured best over 0.05 .. 1 on random
  * chains of 3 to 100 joints (fewest iterations, none left unsolved). */
 #define DLS_MAX_STEP_FRACTION ((ik_real)0.25)
-/* The chain is stuck when both hold: e^T J J^T e is below this fraction of
- * |e|^2 trace(J J^T) (the error nearly in J's null space: every bone within about
- * 0.01 rad of the error's line) ... */
-#define DLS_NULL_SPACE_RATIO ((ik_real)1e-4)
-/* ... and the planned step would move the tip by less than this fraction of the asked
- * move. Either alone misfires: heavy damping makes every step short, and a chain
- * stretched towards a far target is nearly straight yet still progressing. */
-#define DLS_STALL_FRACTION ((ik_real)1e-3)
-
 void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target) {
   job->chain = *chain;
   job->target = target;
@@ -134,8 +126,8 @@ static int plan_step(const ik_vec3 *p, int count, ik_vec3 target, ik_real lambda
   damped.yy += lambda2;
   damped.zz += lambda2;
   if (!solve_sym3(damped, err_ws, lambda2, y)) *y = ik_vec3_zero();
-  return ik_vec3_dot(err_ws, sym3_mul(jjt, err_ws)) <= DLS_NULL_SPACE_RATIO * trace * err_len2 &&
-         ik_vec3_len2(sym3_mul(jjt, *y)) <= DLS_STALL_FRACTION * DLS_STALL_FRACTION * err_len2;
+  return ik_vec3_dot(err_ws, sym3_mul(jjt, err_ws)) <= IK__DLS_NULL_SPACE_RATIO * trace * err_len2 &&
+         ik_vec3_len2(sym3_mul(jjt, *y)) <= IK__DLS_STALL_FRACTION * IK__DLS_STALL_FRACTION * err_len2;
 }
 
 /* Applies the planned step root to tip: dtheta_i = J_i^T y = r_i x y. Joint i's turn is
@@ -165,14 +157,54 @@ static void apply_step(const ik_chain *chain, ik_vec3 y, ik_vec3 root_dir, ik_ve
   }
 }
 
+void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping,
+                   ik_vec3 root_dir, ik_real total_len, int kinds) {
+  const ik_real lambda_len = damping * total_len;
+  s->root_dir = root_dir;
+  s->total_len = total_len;
+  s->kinds = kinds;
+  s->lambda2 = lambda_len * lambda_len;
+  s->max_step_len = DLS_MAX_STEP_FRACTION * total_len;
+  /* Below this distance "stuck" is rounding noise near the solution, not a straight
+   * chain: bending it would only throw the solution away. */
+  s->stuck_floor_len = 1024 * IK_REAL_EPSILON * total_len;
+  /* Bending helps only a target the chain can reach: one nearer than folding allows is
+   * best served by the folded line (and one bone cannot bend). */
+  s->may_unstall =
+      chain->count >= 3 && ik_vec3_dist(target, chain->positions[0]) > ik__fold_reach(chain, total_len);
+  s->stalls = 0;
+  /* Fixed for the solve: turns about a fixed axis keep every point's height over the
+   * plane exactly, so rounding cannot feed back into the axis. Re-found only when
+   * something other than a step moved the chain. */
+  s->plane_n = ik__plane_normal(chain->positions, chain->count, target, total_len);
+}
+
+void ik__dls_step(ik__dls_state *s, const ik_chain *chain, ik_vec3 target) {
+  const ik_vec3 *p = chain->positions;
+  const int count = chain->count;
+  ik_vec3 y;
+  int stuck = plan_step(p, count, target, s->lambda2, s->max_step_len, &y);
+  /* Stuck: bend first, so that the iteration still ends with a real step. */
+  if (stuck && s->may_unstall && ik_vec3_dist(p[count - 1], target) > s->stuck_floor_len) {
+    ik__unstall(chain, s->root_dir, s->stalls++);
+    s->plane_n = ik__plane_normal(p, count, target, s->total_len);
+    plan_step(p, count, target, s->lambda2, s->max_step_len, &y);
+  }
+  apply_step(chain, y, s->root_dir, s->plane_n);
+  if (s->kinds) {
+    ik__constrained_pass(chain, s->root_dir, s->kinds);
+    s->plane_n = ik__plane_normal(p, count, target, s->total_len);
+  }
+}
+
 ik_status ik_dls_run(ik_dls_job *job) {
   const ik_chain *chain = &job->chain;
   ik_vec3 *p = chain->positions;
   const int count = chain->count;
   ik_status st = ik_dls_validate(job, NULL);
-  ik_vec3 root_ws, root_dir, plane_n;
-  ik_real total_len, tolerance_len2, lambda2, max_step_len, stuck_floor_len;
-  int kinds, may_unstall, iterations = 0, stalls = 0;
+  ik_vec3 root_ws, root_dir;
+  ik_real total_len, tolerance_len2;
+  int kinds, iterations = 0;
   if (st != IK_OK) return st;
 
   ik__prepare_lengths(chain);
@@ -181,39 +213,17 @@ ik_status ik_dls_run(ik_dls_job *job) {
   total_len = ik__total_length(chain);
   tolerance_len2 = job->tolerance * job->tolerance;
   kinds = ik__constraint_kinds(chain);
-  lambda2 = (job->damping * total_len) * (job->damping * total_len);
-  max_step_len = DLS_MAX_STEP_FRACTION * total_len;
-  /* Below this distance "stuck" is rounding noise near the solution, not a straight
-   * chain: bending it would only throw the solution away. */
-  stuck_floor_len = 1024 * IK_REAL_EPSILON * total_len;
-  /* Bending helps only a target the chain can reach: one nearer than folding allows is
-   * best served by the folded line (and one bone cannot bend). */
-  may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
 
   if (ik_vec3_dist2(job->target, root_ws) >= total_len * total_len) {
     ik__lay_straight(chain, job->target, kinds);
   } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
+    ik__dls_state s;
     /* Settle: the steps turn bones, so each must have its length and a direction. */
     ik__constrained_pass(chain, root_dir, kinds);
-    /* Fixed for the solve: turns about a fixed axis keep every point's height over the
-     * plane exactly, so rounding cannot feed back into the axis. Re-found only when
-     * something other than a step moved the chain. */
-    plane_n = ik__plane_normal(p, count, job->target, total_len);
+    ik__dls_begin(&s, chain, job->target, job->damping, root_dir, total_len, kinds);
     while (iterations < job->max_iterations) {
-      ik_vec3 y;
-      int stuck = plan_step(p, count, job->target, lambda2, max_step_len, &y);
-      /* Stuck: bend first, so that the iteration still ends with a real step. */
-      if (stuck && may_unstall && ik_vec3_dist(p[count - 1], job->target) > stuck_floor_len) {
-        ik__unstall(chain, root_dir, stalls++);
-        plane_n = ik__plane_normal(p, count, job->target, total_len);
-        plan_step(p, count, job->target, lambda2, max_step_len, &y);
-      }
-      apply_step(chain, y, root_dir, plane_n);
+      ik__dls_step(&s, chain, job->target);
       iterations++;
-      if (kinds) {
-        ik__constrained_pass(chain, root_dir, kinds);
-        plane_n = ik__plane_normal(p, count, job->target, total_len);
-      }
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
     }
   }

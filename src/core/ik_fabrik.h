@@ -4,7 +4,7 @@
  * One iteration is a full sweep: the forward pass puts the tip on the target and walks
  * back to the root keeping bone lengths; the backward pass puts the root back and walks
  * out to the tip, applying the chain's constraints. Convergence is tested after each
- * full sweep, so the root never stays moved.
+ * full sweep, so the root never stays moved. The mode says how the sweeps are finished.
  */
 #ifndef IK_FABRIK_H
 #define IK_FABRIK_H
@@ -20,7 +20,11 @@ typedef enum ik_fabrik_mode {
   /* The sweeps alone, as Aristidou and Lasenby describe them. */
   IK_FABRIK_PLAIN = 0,
   /* The same sweeps, finished so that more targets are reached within the same
-   * iteration budget (see ik_fabrik.c). */
+   * iteration budget: near the target, once the sweeps slow down (or when the budget
+   * left is small), damped least-squares steps take over (with the constraint pass
+   * after each), which converge about quadratically where FABRIK crawls. The poses
+   * stay FABRIK's: the steps are small, minimal corrections. Each step counts as an
+   * iteration. A budget of 1 is the plain sweep (see ik_fabrik.c for figures). */
   IK_FABRIK_REFINED
 } ik_fabrik_mode;
 
@@ -31,9 +35,10 @@ typedef struct ik_fabrik_job {
   ik_vec3 target;
   /* Absolute distance under which the tip counts as there. >= 0. Default 1e-3. */
   ik_real tolerance;
-  /* Most full sweeps to run. >= 1. Default 10. */
+  /* Most iterations to run: full sweeps, and in refined mode the steps that finish
+   * them. >= 1. Default 10. */
   int max_iterations;
-  /* IK_FABRIK_PLAIN or IK_FABRIK_REFINED. Default IK_FABRIK_PLAIN. */
+  /* IK_FABRIK_PLAIN or IK_FABRIK_REFINED. Default IK_FABRIK_REFINED. */
   ik_fabrik_mode mode;
   /* Output. */
   ik_result result;

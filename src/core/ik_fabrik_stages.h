@@ -17,6 +17,7 @@
 #ifndef IK_FABRIK_STAGES_H
 #define IK_FABRIK_STAGES_H
 
+#include "ik_dls_step.h"
 #include "ik_fabrik.h"
 
 typedef struct ik__fabrik_state {
@@ -25,8 +26,10 @@ typedef struct ik__fabrik_state {
   ik_real total_len;
   ik_real tolerance_len2;
   int kinds;              /* ik__constraint_kinds */
-  int iterations;         /* sweeps done so far */
+  int iterations;         /* sweeps (then polish steps) done so far */
   ik_real prev_err2;      /* tip-to-target distance squared after the previous sweep */
+  int may_polish;         /* refined mode, and a target the polish can reach (set when
+                           * sweeps are to run) */
 } ik__fabrik_state;
 
 /* Stages 1 to 3 on a validated job: measures lengths when asked, lays the chain
@@ -39,12 +42,38 @@ int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s);
 void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s);
 
 /* After a sweep that left the tip at `tip`: counts it and returns 1 when another sweep
- * is to run. Reads nothing but s, the job's settings and tip, so a batch can call it
- * on a chain whose positions are still in its lanes. */
+ * is to run (in refined mode, 0 also when the sweeps hand over to the polish). Reads
+ * nothing but s, the job's settings and tip, so a batch can call it on a chain whose
+ * positions are still in its lanes. */
 int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
 
-/* The last stages, on the chain's positions: whatever the mode adds after the sweeps,
- * the pole, the result. */
+/* The last stages, on the chain's positions: whatever the mode adds after the sweeps
+ * (refined: the polish, scalar, counted in s->iterations), the pole, the result. It is
+ *
+ *     if (ik__fabrik_polish_begin(job, &s, &dls)) {
+ *       err2 = |tip - target|^2;
+ *       do {
+ *         dls.lambda2 = ik__fabrik_polish_floor2(&s) + err2;
+ *         ik__dls_step(&dls, chain, target);  (or a batch's step, bit for bit the same)
+ *         err2 = |tip - target|^2;
+ *       } while (ik__fabrik_polish_next(job, &s, err2));
+ *     }
+ *     ik__fabrik_finish(job, &s);
+ */
 void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s);
+
+/* After the sweeps, on the chain's positions: 1, with dls set up, when refined mode's
+ * polish is to take at least one step. */
+int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls);
+
+/* The polish's damping floor, squared: a step's lambda^2 is this plus |error|^2. */
+ik_real ik__fabrik_polish_floor2(const ik__fabrik_state *s);
+
+/* After a polish step that left the tip err2 (squared) from the target: counts it and
+ * returns 1 when another step is to run. */
+int ik__fabrik_polish_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_real err2);
+
+/* The pole, then the result. */
+void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s);
 
 #endif /* IK_FABRIK_STAGES_H */

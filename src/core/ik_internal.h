@@ -134,4 +134,21 @@ void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik
  * the base direction, else +Y. */
 ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target);
 
+/* ik_rotations_run for a job ik_rotations_validate has passed, or whose every input the
+ * caller produced through checked readers and a solver (the Lua binding's bone chains):
+ * no second validation per solve. */
+struct ik_rotations_job;
+void ik__rotations_run_valid(struct ik_rotations_job *job);
+
+/* ik_foot_update for inputs ik_foot_validate has passed (ik.batch checks each foot on
+ * the Lua thread, then updates it on another): what is left to fail is a custom
+ * ground's query. */
+struct ik_foot_params;
+struct ik_foot_state;
+struct ik_foot_result;
+struct ik_ground;
+ik_status ik__foot_update_valid(const struct ik_foot_params *params, struct ik_foot_state *state,
+                                const struct ik_ground *ground, ik_vec3 animated_position,
+                                ik_quat animated_rotation, ik_real dt, struct ik_foot_result *out);
+
 #endif /* IK_INTERNAL_H */

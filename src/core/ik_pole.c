@@ -68,7 +68,19 @@ int ik__apply_pole(ik_vec3 *p, int count, ik_vec3 pole, ik_real weight) {
     if (locked && weight < 1 && ik_fabs(angle) > IK_PI / 2) locked = 0;
     angle *= weight;
     p[i] = ik_vec3_add(start_ws, ik_quat_rotate(ik_quat_axis_angle(axis_unit, angle), joint_rel));
-    if (locked) p[i] = ik_vec3_madd(p[i], plane_n, -ik_vec3_dot(ik_vec3_sub(p[i], p[0]), plane_n));
+    if (locked) {
+      /* Projecting moves the joint off its circle about the axis, changing its bones by
+       * about off^2 / radius: nothing while off is rounding. Farther off, the turn left
+       * the plane for real (an axis that is itself rounding, between neighbours that all
+       * but coincide, need not lie in the plane), and projecting would shorten the
+       * bones: the lock is off, as for a part turn. */
+      const ik_real off = ik_vec3_dot(ik_vec3_sub(p[i], p[0]), plane_n);
+      if (off * off > 64 * IK_REAL_EPSILON * joint_flat_len2) {
+        locked = 0;
+      } else {
+        p[i] = ik_vec3_madd(p[i], plane_n, -off);
+      }
+    }
     turned++;
   }
   return turned;

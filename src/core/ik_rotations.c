@@ -85,15 +85,28 @@ static ik_quat limit_twist(ik_quat rot_new_ws, ik_quat rot_old_ws, ik_quat paren
   return ik_quat_mul(parent_new_ws, ik_quat_mul(local_old, ik_quat_mul(swing_ls, twist_ls)));
 }
 
+/* slerp(from, to, weight), and at full weight `to` itself on from's side (as slerp
+ * takes it), without the sines: the common case of a solved chain. */
+static ik_quat turn_towards(ik_quat from, ik_quat to, ik_real weight) {
+  if (weight != 1) return ik_quat_slerp(from, to, weight);
+  if (ik_quat_dot(from, to) < 0) return ik_quat_make(-to.x, -to.y, -to.z, -to.w);
+  return to;
+}
+
 ik_status ik_rotations_run(ik_rotations_job *job) {
   const ik_status st = ik_rotations_validate(job, NULL);
-  const int tip = job ? job->count - 1 : 0;
+  if (st != IK_OK) return st;
+  ik__rotations_run_valid(job);
+  return IK_OK;
+}
+
+void ik__rotations_run_valid(ik_rotations_job *job) {
+  const int tip = job->count - 1;
   ik_quat parent_old_ws, parent_new_ws;
   int i;
-  if (st != IK_OK) return st;
   /* Nothing turns: leave the caller's rotations bit for bit, not re-derived through a
    * product with an inverse that rounds. */
-  if (job->weight == 0 && ik__quat_identical(job->base_rotation_before, job->base_rotation)) return IK_OK;
+  if (job->weight == 0 && ik__quat_identical(job->base_rotation_before, job->base_rotation)) return;
   parent_old_ws = ik_quat_normalize(job->base_rotation_before);
   parent_new_ws = ik_quat_normalize(job->base_rotation);
   for (i = 0; i <= tip; i++) {
@@ -113,9 +126,9 @@ ik_status ik_rotations_run(ik_rotations_job *job) {
       /* Minimal turn, applied after the inherited rotation: it adds no twist about the
        * bone, so the animation's twist survives. */
       const ik_quat solved_ws = ik_quat_mul(ik_quat_from_to(from_ws, to_ws), inherited_ws);
-      rot_new_ws = ik_quat_slerp(inherited_ws, solved_ws, job->weight);
+      rot_new_ws = turn_towards(inherited_ws, solved_ws, job->weight);
     } else if (job->match_tip_rotation) {
-      rot_new_ws = ik_quat_slerp(inherited_ws, ik_quat_normalize(job->tip_rotation), job->weight);
+      rot_new_ws = turn_towards(inherited_ws, ik_quat_normalize(job->tip_rotation), job->weight);
     } else {
       rot_new_ws = inherited_ws;
     }
@@ -130,5 +143,4 @@ ik_status ik_rotations_run(ik_rotations_job *job) {
     parent_old_ws = rot_old_ws;
     parent_new_ws = rot_new_ws;
   }
-  return IK_OK;
 }

@@ -11,7 +11,6 @@
 
 #include "ik_internal.h"
 
-
 void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 target) {
   job->positions = positions;
   job->target = target;
@@ -23,11 +22,31 @@ void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 targ
   ik__result_init(&job->result);
 }
 
-ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err) {
+/* Validation's common case, one comparison per value: ik__check_real's test. The checks
+ * that name the fault run only when it fails (run() validates before every solve, and
+ * a call per coordinate cost a third of a solve). */
+static int in_range(ik_real r) { return ik_fabs(r) <= IK_REAL_MAX_COORD; }
+static int vec3_in_range(ik_vec3 v) { return in_range(v.x) && in_range(v.y) && in_range(v.z); }
+
+static int values_in_range(const ik_two_bone_job *job) {
+  const ik_vec3 *p = job->positions;
+  return vec3_in_range(p[0]) && vec3_in_range(p[1]) && vec3_in_range(p[2]) && vec3_in_range(job->target) &&
+         (!job->has_pole || vec3_in_range(job->pole)) && ik_real_is_finite(job->weight) &&
+         ik_real_is_finite(job->softness) && ik_real_is_finite(job->tolerance);
+}
+
+/* ik__check_reach's test. */
+static int within_reach(ik_vec3 root, ik_real total_len) {
+  ik_real root_max = ik_fabs(root.x);
+  if (ik_fabs(root.y) > root_max) root_max = ik_fabs(root.y);
+  if (ik_fabs(root.z) > root_max) root_max = ik_fabs(root.z);
+  return root_max + total_len <= IK_REAL_MAX_REACH;
+}
+
+/* Names the first value out of range or not finite (IK_OK when none is). */
+static ik_status check_values(const ik_two_bone_job *job, ik_error *err) {
   ik_status status;
   int i;
-  if (job == NULL) return ik__fail(err, IK_E_NULL, "job", -1);
-  if (job->positions == NULL) return ik__fail(err, IK_E_NULL, "positions", -1);
   for (i = 0; i < 3; i++) {
     if ((status = ik__check_vec3(job->positions[i], err, "positions", i)) != IK_OK) return status;
   }
@@ -37,19 +56,37 @@ ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err) {
   if (!ik_real_is_finite(job->weight)) return ik__fail(err, IK_E_NOT_FINITE, "weight", -1);
   if (!ik_real_is_finite(job->softness)) return ik__fail(err, IK_E_NOT_FINITE, "softness", -1);
   if (!ik_real_is_finite(job->tolerance)) return ik__fail(err, IK_E_NOT_FINITE, "tolerance", -1);
+  return IK_OK;
+}
+
+/* ik_two_bone_validate, also giving run() the bone lengths it measured (solve measures
+ * them the same way: the distance from joint i to joint i + 1). */
+static ik_status validate(const ik_two_bone_job *job, ik_error *err, ik_real *lengths) {
+  ik_status status;
+  int i;
+  if (job == NULL) return ik__fail(err, IK_E_NULL, "job", -1);
+  if (job->positions == NULL) return ik__fail(err, IK_E_NULL, "positions", -1);
+  if (!values_in_range(job) && (status = check_values(job, err)) != IK_OK) return status;
   /* Bone i joins positions i and i + 1; one with no direction cannot be bent. */
   for (i = 0; i < 2; i++) {
-    if (!(ik_vec3_dist2(job->positions[i], job->positions[i + 1]) > IK_TINY_LEN2))
-      return ik__fail(err, IK_E_BONE_LENGTH, "positions", i);
+    const ik_real len2 = ik_vec3_dist2(job->positions[i], job->positions[i + 1]);
+    if (!(len2 > IK_TINY_LEN2)) return ik__fail(err, IK_E_BONE_LENGTH, "positions", i);
+    lengths[i] = ik_sqrt(len2);
   }
   /* The limb's reach, as a chain's (ik_chain.h), so the solved limb is valid input again. */
-  if ((status = ik__check_reach(job->positions[0], ik_measure_lengths(job->positions, 3, NULL), err,
-                                "positions")) != IK_OK)
+  if (!within_reach(job->positions[0], lengths[0] + lengths[1]) &&
+      (status = ik__check_reach(job->positions[0], lengths[0] + lengths[1], err, "positions")) != IK_OK)
     return status;
   if (job->tolerance < 0) return ik__fail(err, IK_E_TOLERANCE, "tolerance", -1);
   if (job->weight < 0 || job->weight > 1) return ik__fail(err, IK_E_WEIGHT, "weight", -1);
   if (job->softness < 0 || job->softness >= 1) return ik__fail(err, IK_E_PARAMETER, "softness", -1);
-  return ik__fail(err, IK_OK, NULL, -1);
+  if (err) ik__fail(err, IK_OK, NULL, -1);
+  return IK_OK;
+}
+
+ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err) {
+  ik_real lengths[2];
+  return validate(job, err, lengths);
 }
 
 /* Soft reach: past (1 - softness) * reach the goal distance follows an exponential that
@@ -62,31 +99,42 @@ static ik_real soften_distance(ik_real target_len, ik_real reach, ik_real softne
   return hard_len + soft_len * (1 - ik_exp(-(target_len - hard_len) / soft_len));
 }
 
-/* Unit direction of the part of v across the unit `axis_ws`, or zero when v lies on the
- * axis. The threshold is relative to |v|: an absolute one would read the rounding noise
- * of a long bone lying on the axis as a direction. */
-static ik_vec3 across_axis(ik_vec3 v, ik_vec3 axis_ws) {
+/* Unit direction of the part of v (of length v_len) across the unit `axis_ws`, or zero
+ * when v lies on the axis. The threshold is relative to |v|: an absolute one would read
+ * the rounding noise of a long bone lying on the axis as a direction. */
+static ik_vec3 across_axis(ik_vec3 v, ik_real v_len, ik_vec3 axis_ws) {
   const ik_vec3 off_ws = ik_vec3_project_on_plane(v, axis_ws);
-  const ik_real noise_len = 16 * IK_REAL_EPSILON * ik_vec3_len(v);
-  if (ik_vec3_len2(off_ws) <= noise_len * noise_len) return ik_vec3_zero();
-  return ik_vec3_normalize(off_ws);
+  const ik_real off_len2 = ik_vec3_len2(off_ws);
+  const ik_real noise_len = 16 * IK_REAL_EPSILON * v_len;
+  if (off_len2 <= noise_len * noise_len) return ik_vec3_zero();
+  /* Just above the threshold off_ws is mostly rounding (the axis itself carries the
+   * cancellation of a target near the start), and need not be perpendicular to the axis;
+   * a bend direction that is not would stretch the upper bone. Projecting its direction
+   * once more makes it perpendicular to rounding. A part across of an eighth of |v| or
+   * more is that already, and spared the second square root (as in ik__unit_across). */
+  if (64 * off_len2 >= v_len * v_len && off_len2 > IK_TINY_LEN2)
+    return ik_vec3_scale(off_ws, 1 / ik_sqrt(off_len2));
+  return ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_normalize(off_ws), axis_ws));
 }
 
 /* Unit vector perpendicular to aim_ws, towards the side the mid joint goes to. */
-static ik_vec3 bend_direction(const ik_two_bone_job *job, ik_vec3 aim_ws) {
+static ik_vec3 bend_direction(const ik_two_bone_job *job, ik_vec3 aim_ws, ik_real upper_len) {
   const ik_vec3 start_ws = job->positions[0];
   const ik_vec3 start_mid_ws = ik_vec3_sub(job->positions[1], start_ws);
   ik_vec3 bend_ws = ik_vec3_zero();
-  if (job->has_pole) bend_ws = across_axis(ik_vec3_sub(job->pole, start_ws), aim_ws);
+  if (job->has_pole) {
+    const ik_vec3 start_pole_ws = ik_vec3_sub(job->pole, start_ws);
+    bend_ws = across_axis(start_pole_ws, ik_vec3_len(start_pole_ws), aim_ws);
+  }
   /* No pole, or one on the start-target line: keep the mid joint on its side of it, so
-   * the limb turns as little as it can. */
-  if (ik_vec3_len2(bend_ws) == 0) bend_ws = across_axis(start_mid_ws, aim_ws);
+   * the limb turns as little as it can. (|start_mid_ws| is the upper bone's length.) */
+  if (ik_vec3_len2(bend_ws) == 0) bend_ws = across_axis(start_mid_ws, upper_len, aim_ws);
   /* Mid on the start-target line but the limb bent: the knee's side of the start-end
    * line, turned to face the target, keeps the limb bending the same way round. */
   if (ik_vec3_len2(bend_ws) == 0) {
     const ik_vec3 start_end_ws = ik_vec3_sub(job->positions[2], start_ws);
-    const ik_vec3 knee_ws = across_axis(start_mid_ws, ik_vec3_normalize(start_end_ws));
-    bend_ws = across_axis(knee_ws, aim_ws);
+    const ik_vec3 knee_ws = across_axis(start_mid_ws, upper_len, ik_vec3_normalize(start_end_ws));
+    bend_ws = across_axis(knee_ws, ik_vec3_len(knee_ws), aim_ws);
   }
   /* Straight or folded limb on the target line: any plane will do, but the same one
    * every frame, or the knee would spin. */
@@ -94,32 +142,39 @@ static ik_vec3 bend_direction(const ik_two_bone_job *job, ik_vec3 aim_ws) {
   return bend_ws;
 }
 
-/* Writes the solved mid and end joints; start stays. */
-static void solve(const ik_two_bone_job *job) {
+/* The direction the limb points in: start to end, or start to mid when end sits on the
+ * start. Only asked for when the target sits on the start. */
+static ik_vec3 limb_direction(const ik_vec3 *positions_ws) {
+  const ik_vec3 start_end_dir = ik_vec3_normalize(ik_vec3_sub(positions_ws[2], positions_ws[0]));
+  if (ik_vec3_len2(start_end_dir) > 0) return start_end_dir;
+  return ik_vec3_normalize(ik_vec3_sub(positions_ws[1], positions_ws[0]));
+}
+
+/* Writes the solved mid and end joints; start stays. lengths: the bones', measured from
+ * the pose by validate (so animated bone scale is honoured). */
+static void solve(const ik_two_bone_job *job, const ik_real *lengths) {
   ik_vec3 *positions_ws = job->positions;
   const ik_vec3 start_ws = positions_ws[0];
-  const ik_vec3 mid_ws = positions_ws[1];
-  const ik_vec3 end_ws = positions_ws[2];
-
-  /* Measure: the lengths come from the pose, so animated bone scale is honoured. */
-  const ik_real upper_len = ik_vec3_dist(start_ws, mid_ws);
-  const ik_real lower_len = ik_vec3_dist(mid_ws, end_ws);
+  const ik_real upper_len = lengths[0];
+  const ik_real lower_len = lengths[1];
   const ik_real reach = upper_len + lower_len;
   const ik_real min_reach = ik_fabs(upper_len - lower_len);
 
   /* Aim: a target on the start joint has no direction; keep the one the limb points in
-   * (the mid's when the end sits on the start) so the limb folds in place. */
+   * so the limb folds in place. (ik_vec3_normalize_or, sharing its square root with
+   * target_len.) */
   const ik_vec3 start_target_ws = ik_vec3_sub(job->target, start_ws);
-  const ik_vec3 limb_dir_ws =
-      ik_vec3_normalize_or(ik_vec3_sub(end_ws, start_ws), ik_vec3_normalize(ik_vec3_sub(mid_ws, start_ws)));
-  const ik_vec3 aim_ws = ik_vec3_normalize_or(start_target_ws, limb_dir_ws);
+  const ik_real target_len2 = ik_vec3_len2(start_target_ws);
+  const ik_real target_len = ik_sqrt(target_len2);
+  const ik_vec3 aim_ws = target_len2 > IK_TINY_LEN2 && ik_real_is_finite(target_len2)
+                             ? ik_vec3_scale(start_target_ws, 1 / target_len)
+                             : limb_direction(positions_ws);
 
   /* Goal distance: soft reach first, then what the limb can span at all (too far: lay it
    * straight; too near: fold it as far as it goes). */
-  const ik_real target_len = ik_vec3_len(start_target_ws);
   const ik_real goal_len = ik_clamp(soften_distance(target_len, reach, job->softness), min_reach, reach);
 
-  const ik_vec3 bend_ws = bend_direction(job, aim_ws);
+  const ik_vec3 bend_ws = bend_direction(job, aim_ws, upper_len);
 
   /* Law of cosines for the angle at the start, as 2 * l1 * d * (cos, sin) =
    * (d^2 + l1^2 - l2^2, sqrt of Heron's product). The clamp makes one factor of Heron's
@@ -144,17 +199,20 @@ static void solve(const ik_two_bone_job *job) {
 }
 
 ik_status ik_two_bone_run(ik_two_bone_job *job) {
-  const ik_status status = ik_two_bone_validate(job, NULL);
+  ik_real lengths[2];
+  const ik_status status = validate(job, NULL, lengths);
   ik_vec3 input_ws[3];
   if (status != IK_OK) return status;
 
   /* weight 0 leaves the pose as it is, bit for bit, without solving and blending back. */
-  if (job->weight > 0) {
+  if (job->weight >= 1) {
+    solve(job, lengths);
+  } else if (job->weight > 0) {
     input_ws[0] = job->positions[0];
     input_ws[1] = job->positions[1];
     input_ws[2] = job->positions[2];
-    solve(job);
-    if (job->weight < 1) ik_blend_chain(input_ws, job->positions, 3, job->weight);
+    solve(job, lengths);
+    ik_blend_chain(input_ws, job->positions, 3, job->weight);
   }
 
   job->result.distance = ik_vec3_dist(job->positions[2], job->target);

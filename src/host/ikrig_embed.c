@@ -107,6 +107,7 @@ typedef struct script_slot {
 } script_slot;
 
 #define SOURCE_CACHE 16
+#define CHAIN_NAMES 256 /* chain names kept across frames, at most (about) */
 
 struct ikrig_runtime {
   lua_State *L;
@@ -119,6 +120,7 @@ struct ikrig_runtime {
   long frame;
   double time, seconds;
   int pose_fresh, events_done;
+  int constraint_shapes; /* ikrig_options.constraint_shapes */
   ikrig_pose pose;
   ikrig_transform *tf;
   int n_tf, cap_tf;
@@ -344,6 +346,17 @@ static int read_shapes(lua_State *L, ikrig_runtime *rt, int arg) {
   return n;
 }
 
+/* A chain's name, kept across frames: scripts report the same few names every frame,
+ * which are copied once rather than once a frame (a frame allocates nothing). */
+static const char *chain_name(ikrig_runtime *rt, const char *s, size_t len) {
+  int i;
+  for (i = 0; i < rt->chain_strs.n; i++) {
+    const char *kept = rt->chain_strs.s[i];
+    if (strlen(kept) == len && memcmp(kept, s, len) == 0) return kept;
+  }
+  return keep(&rt->chain_strs, s, len);
+}
+
 /* scene.report(name, reached, distance, iterations, chain), or scene:report(...). */
 static int report_fn(lua_State *L) {
   ikrig_runtime *rt = from_box(L);
@@ -359,11 +372,11 @@ static int report_fn(lua_State *L) {
     return luaL_error(L, "scene.report: distance (number) expected, got %s", luaL_typename(L, a + 2));
   if (!lua_isnoneornil(L, a + 3) && lua_type(L, a + 3) != LUA_TNUMBER)
     return luaL_error(L, "scene.report: iterations (number) expected, got %s", luaL_typename(L, a + 3));
-  n_shapes = lua_isnoneornil(L, a + 4) ? -1 : read_shapes(L, rt, a + 4);
+  n_shapes = lua_isnoneornil(L, a + 4) || !rt->constraint_shapes ? -1 : read_shapes(L, rt, a + 4);
   if (!reserve((void **)&rt->chains, &rt->cap_chains, rt->n_chains, sizeof *rt->chains)) return oom(L);
   name = lua_tolstring(L, a, &len);
   c = &rt->chains[rt->n_chains];
-  c->name = keep(&rt->chain_strs, name, len);
+  c->name = chain_name(rt, name, len);
   if (!c->name) return oom(L);
   c->reached = lua_toboolean(L, a + 1);
   c->distance = lua_isnoneornil(L, a + 2) ? (double)NAN : (double)lua_tonumber(L, a + 2);
@@ -526,6 +539,7 @@ void ikrig_options_init(ikrig_options *opt) {
   opt->scene = DEFAULT_SCENE;
   opt->budget = 1e7;
   opt->debounce = 0.03;
+  opt->constraint_shapes = 1;
 }
 
 typedef struct new_args {
@@ -687,6 +701,7 @@ ikrig_runtime *ikrig_runtime_new(lua_State *L, const char *const *scripts, int n
   rt->frame = -1;
   rt->on_event = opt->on_event;
   rt->event_ud = opt->event_ud;
+  rt->constraint_shapes = opt->constraint_shapes;
   a.scripts = scripts;
   a.n = n < 0 ? 0 : n;
   a.opt = opt;
@@ -772,9 +787,48 @@ static const char *entry_string(lua_State *L, int idx, const char *field, int sl
   return luaL_tolstring(L, -1, NULL); /* pushes the string over the value */
 }
 
+/* One script's status, error and time (at time_idx) into its slot. */
+static void refresh_script(lua_State *L, ikrig_runtime *rt, const char *path, const char *status,
+                           const char *error, int time_idx) {
+  script_slot *s;
+  int k = find_script(rt, path);
+  if (k < 0 && (k = add_script(rt, path)) < 0) oom(L);
+  s = &rt->scripts[k];
+  if (!update_string(&s->status, status) || !update_string(&s->error, error)) oom(L);
+  s->pub.status = s->status ? s->status : "?";
+  s->pub.error = s->error;
+  s->pub.active = is_active(status) && !(status == NULL && error != NULL);
+  if (s->pub.active) s->pub.frames++;
+  if (lua_type(L, time_idx) == LUA_TNUMBER) s->pub.seconds = (double)lua_tonumber(L, time_idx);
+}
+
+/* The same through rt:script_info(i), which gives values rather than tables: a frame
+ * then allocates nothing. 0 when the runtime has no script_info. */
+static int refresh_by_info(lua_State *L, ikrig_runtime *rt, int runtime) {
+  int i, fn;
+  if (lua_getfield(L, runtime, "script_info") != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  fn = lua_gettop(L);
+  for (i = 1;; i++) {
+    lua_pushvalue(L, fn);
+    lua_pushvalue(L, runtime);
+    lua_pushinteger(L, i);
+    lua_call(L, 2, 4);
+    if (lua_type(L, fn + 1) != LUA_TSTRING) break;
+    refresh_script(L, rt, lua_tostring(L, fn + 1), lua_isstring(L, fn + 2) ? lua_tostring(L, fn + 2) : NULL,
+                   lua_isstring(L, fn + 3) ? lua_tostring(L, fn + 3) : NULL, fn + 4);
+    lua_settop(L, fn);
+  }
+  lua_settop(L, fn - 1);
+  return 1;
+}
+
 /* rt:scripts() into the script slots: statuses, errors, frames run. */
 static void refresh_scripts(lua_State *L, ikrig_runtime *rt, int runtime) {
   int list, i, n;
+  if (refresh_by_info(L, rt, runtime)) return;
   if (lua_getfield(L, runtime, "scripts") != LUA_TFUNCTION) { /* no list: all count as running */
     lua_pop(L, 1);
     for (i = 0; i < rt->n_scripts; i++) {
@@ -851,7 +905,9 @@ int ikrig_runtime_update(ikrig_runtime *rt, double dt) {
   }
   rt->n_chains = 0;
   rt->n_shapes = 0;
-  strlist_clear(&rt->chain_strs);
+  /* names are kept from frame to frame (chain_name), but not without bound: a script
+   * may make up a new one every frame */
+  if (rt->chain_strs.n > CHAIN_NAMES) strlist_clear(&rt->chain_strs);
   if (rt->events_done) {
     rt->n_events = 0;
     strlist_clear(&rt->event_strs);

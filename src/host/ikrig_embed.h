@@ -114,6 +114,11 @@ typedef struct ikrig_options {
   /* Events as they happen (default none: read them from ikrig_pose.events). */
   ikrig_event_fn on_event;
   void *event_ud;
+  /* Read the constraint shapes of chains reported with their chain (ikrig_chain's
+   * constraints, for drawing them: JSON lines, the live view); default 1. Reading them
+   * makes a few Lua tables per chain and frame: 0 skips them (n_constraints is then -1)
+   * and leaves a frame allocation-free. */
+  int constraint_shapes;
 } ikrig_options;
 
 /* Fills in the defaults. */

@@ -38,6 +38,7 @@ void ikl_open_quat(lua_State *L);
 void ikl_open_pole(lua_State *L);
 void ikl_open_constraint(lua_State *L);
 void ikl_open_chain(lua_State *L);
+void ikl_open_batch(lua_State *L);  /* ik.batch (ikl_batch.c) */
 void ikl_open_skeleton(lua_State *L);
 void ikl_open_node(lua_State *L);
 void ikl_open_ground(lua_State *L); /* the table ik.ground */
@@ -51,6 +52,87 @@ int ikl_tobone(lua_State *L, int idx, struct ik_skeleton **sk, int *bone);
 /* The C node of an ik.node at idx, or NULL (raises when it is closed). */
 struct ik_node;
 const struct ik_node *ikl_tonode(lua_State *L, int idx);
+/* ikl_tobone and ikl_tonode for a caller that keeps the C pointers between calls (a
+ * chain keeps its bones'): also where the skeleton's, or node's, closed flag lives, to
+ * check before each use. The pointers stay good while the ik.bone (ik.node) is alive. */
+int ikl_tobone_ref(lua_State *L, int idx, struct ik_skeleton **sk, int *bone, const int **closed);
+struct ik_node *ikl_tonode_ref(lua_State *L, int idx, const int **closed);
+
+/* ---- chains (ikl_chain.c), for ik.batch ---- */
+
+/* One solve of a chain is three phases, so that a batch can run the middle one for many
+ * chains over threads: gather (Lua thread: reads target, pole and bones), solve (C
+ * only, touching nothing but the chain's own buffers: safe on any thread, one chain per
+ * thread at a time), scatter (Lua thread: turns the bones, measures the result). */
+typedef struct ikl_chain ikl_chain;
+
+/* Which C job the solve phase of a gathered chain is: one a batch may hand to
+ * ik_batch_run (an ik_fabrik_job, an ik_two_bone_job), or none (solved whole by
+ * ikl_chain_solve). */
+enum { IKL_LANE_NONE, IKL_LANE_FABRIK, IKL_LANE_TWO_BONE };
+
+/* The chain at idx (open or closed), or NULL when it is no ik.chain. */
+ikl_chain *ikl_tochain(lua_State *L, int idx);
+int ikl_chain_closed(const ikl_chain *c);
+int ikl_chain_bound(const ikl_chain *c);
+/* Gather, for the open chain c at stack index ci (absolute): the target is the value at
+ * ti, or with ti 0 the chain's own `target`. Raises as chain:solve does; a missing
+ * target as "ik.batch: chain <index> has no target" when index > 0. Returns the lane.
+ * Leaves the stack as it found it. */
+int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index);
+/* Solve, whole (any lane). */
+void ikl_chain_solve(ikl_chain *c);
+/* Solve in three steps, for the lanes: prepare fills `job` (an ik_fabrik_job or an
+ * ik_two_bone_job, after the lane) over the chain's buffers; the caller runs it (alone
+ * or in ik_batch_run) and hands back what it said to finish. */
+void ikl_chain_prepare(ikl_chain *c, int lane, void *job);
+void ikl_chain_finish(ikl_chain *c, const ik_result *r, ik_status st);
+/* Scatter, for the chain at ci (absolute). Raises when the solver refused the chain.
+ * Returns the chain's result, which stays readable until its next gather. */
+const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci);
+/* The last result scatter gave. */
+const ik_result *ikl_chain_result(const ikl_chain *c);
+/* The target (and match_rotation's rotation, else identity) gather read; retarget
+ * replaces them between gather and solve (a foot's correction, say). */
+void ikl_chain_target(const ikl_chain *c, ik_vec3 *target, ik_quat *rotation);
+void ikl_chain_retarget(ikl_chain *c, ik_vec3 target, ik_quat rotation);
+
+/* Gather and scatter with no Lua, for a batch to run off the Lua thread. A chain whose
+ * bones are all ik.bones of one skeleton, and whose target and pole are kept in C and
+ * read nothing but that skeleton (or nodes hanging from nothing), touches no other
+ * skeleton: ikl_chain_skeleton names that skeleton (NULL for any other chain; call it on
+ * the Lua thread: it refreshes the free nodes such a chain reads, so that reading them
+ * later writes nothing). Chains of one skeleton must then be run by one thread, in
+ * order. gather_native returns the lane as ikl_chain_gather does, or -1 where
+ * ikl_chain_gather would raise; scatter_native returns 0, or -1 where
+ * ikl_chain_scatter would raise: call those on the Lua thread then, to raise. */
+struct ik_skeleton;
+const struct ik_skeleton *ikl_chain_skeleton(const ikl_chain *c);
+int ikl_chain_gather_native(ikl_chain *c);
+int ikl_chain_scatter_native(ikl_chain *c);
+/* Gather, with no Lua, for a point chain whose target is a kept vec3, ik.bone or ik.node
+ * and whose pole is an open ik.pole or none (Lua thread: a node is read and refreshed):
+ * the lane, or -1 for any other chain (ikl_chain_gather it). scatter_native takes point
+ * chains too. */
+int ikl_chain_gather_point(ikl_chain *c);
+
+/* ---- feet (ikl_foot.c), for ik.batch ---- */
+
+struct ik_foot_params;
+struct ik_foot_state;
+/* Whether the value at idx is an ik.foot (raising when it is closed); its parameters and
+ * state then. */
+int ikl_tofoot(lua_State *L, int idx, struct ik_foot_params **params, struct ik_foot_state **state);
+/* What a caller that keeps an ik.foot between calls (ik.batch) checks before each use,
+ * with no Lua: the foot's closed flag, and its ground as last set with that ground's
+ * closed flag. Good while the foot is alive (it keeps its ground alive). */
+struct ik_ground;
+typedef struct ikl_foot_link {
+  const int *closed;
+  const struct ik_ground *ground;
+  const int *ground_closed;
+} ikl_foot_link;
+const ikl_foot_link *ikl_foot_link_of(lua_State *L, int idx);
 
 /* ---- ground (ikl_ground.c), for the types that query one ---- */
 
@@ -59,6 +141,8 @@ struct ik_ground;
 /* The C ground of the open ik.ground at arg, or raises (wrong type, or "attempt to use a
  * closed ik.ground"). */
 const struct ik_ground *ikl_checkground(lua_State *L, int arg);
+/* The same, and where its closed flag lives, for a caller that keeps the pointer. */
+const struct ik_ground *ikl_checkground_ref(lua_State *L, int arg, const int **closed);
 /* Runs query(ground, ud) on the ik.ground at gidx and returns its status. Every query
  * of a ground goes through here: a custom ground's Lua function is called, in
  * protected mode, from inside query; if it raised, query sees a failed ray (and, per
@@ -78,6 +162,12 @@ const ik_constraint *ikl_testconstraint(lua_State *L, int idx);
 /* Pushes a new ik.vec3 / ik.quat. */
 void ikl_pushvec3(lua_State *L, ik_vec3 v);
 void ikl_pushquat(lua_State *L, ik_quat q);
+/* Where a function returning a new vec3 / quat writes it instead, so that per-frame code
+ * allocates nothing: the ik.vec3 / ik.quat given as argument `arg` (anything else but
+ * nil raises "bad argument #arg (ik.vec3 expected, got ...)"), or a new one. Either way
+ * it is pushed, ready to return; fill it after reading the operands, which it may be. */
+ik_vec3 *ikl_outvec3(lua_State *L, int arg);
+ik_quat *ikl_outquat(lua_State *L, int arg);
 
 /* Reads a vec3-like value at idx: an ik.vec3, an array {x, y, z}, or any table or
  * userdata with fields x, y, z (a host's own vector type). Returns 0, *out untouched,
@@ -96,6 +186,19 @@ ik_quat ikl_checkquat(lua_State *L, int arg);
 ik_real ikl_checkreal(lua_State *L, int arg);
 /* A rotation argument: ikl_checkquat's, and not zero ("non-zero quat expected"). */
 ik_quat ikl_checkrotation(lua_State *L, int arg);
+/* For the operands of metamethods (v + w, q * v): the checks above, raising "bad
+ * argument #arg to '<op>' (...)" with op the metamethod's own name ("__add"). Through
+ * luaL_argerror the name would be the interpreter's: 'add' in 5.4, '__add' in LuaJIT,
+ * '?' in 5.1. */
+int ikl_operror(lua_State *L, int arg, const char *op, const char *msg);
+ik_vec3 ikl_opvec3(lua_State *L, int arg, const char *op);
+ik_real ikl_opreal(lua_State *L, int arg, const char *op);
+/* A string (or number, converted in place) operand: the keys of __newindex. */
+const char *ikl_opstring(lua_State *L, int arg, const char *op);
+/* A 1-based index argument in 1..last, returned 0-based. Checked and worded as 5.4's
+ * luaL_checkinteger on every Lua ("number has no integer representation"): 5.1's would
+ * truncate 1.5, and turn NaN or 1e300 into whatever the conversion gives. */
+int ikl_checkindex(lua_State *L, int arg, int last);
 /* Raises "bad argument #arg (<status message>)" unless st is IK_OK; returns 0, for a
  * setter's return. */
 int ikl_checkstatus(lua_State *L, ik_status st, int arg);

@@ -14,7 +14,9 @@
  * - `solver`: "fabrik", "ccd", "dls" or "two_bone" (exact, 3 joints only; it ignores
  *   constraints and base_direction). Default "fabrik"; a bone chain of 3 bones
  *   defaults to "two_bone".
- * - `iterations`: most sweeps an iterative solver runs, integer >= 1 (default 10).
+ * - `iterations`: most sweeps an iterative solver runs, integer >= 1 (default 10): the
+ *   chain's budget per solve, which a rig may lower at any time (for a distant
+ *   character, say) and raise again.
  * - `tolerance`: distance under which the tip counts as there, > 0 (default 1e-3).
  * - `weight`: in [0, 1] (default 1), how far a solve moves the chain from its pose
  *   towards the solution; 0 leaves it where it is.
@@ -22,13 +24,21 @@
  *   A bone chain also takes a transform (its position, at full weight).
  * - `base_direction`: the direction bone 1's constraint is measured against, or nil
  *   (bone 1 free).
+ * - `target`: where `solve()` sends the tip when given nothing (and where an `ik.batch`
+ *   sends it): a transform (its position, and for a bone chain its rotation, read at
+ *   each solve) or a vec3 (read back as a copy), or nil. A target that moves with a
+ *   bone chain's own bones is refused, when set and again at each solve (a node hung
+ *   from one of them since); so is such a pole.
+ * - `deterministic`: false (default) for warm start, each solve starting from the last
+ *   solution; true to start every solve from the same pose, whatever came before (see
+ *   `solve`).
+ * - `mode`: how FABRIK finishes its sweeps: "plain" (the sweeps alone) or "refined"
+ *   (finished so that more targets are reached within the same budget; see
+ *   ik_fabrik.h). Default: the C core's (`ik_fabrik_job_init`). The other solvers
+ *   ignore it.
  *
  * Bone chains only:
  *
- * - `target`: where `solve()` sends the tip when given nothing: a transform (its
- *   position and rotation, read at each solve) or a vec3, or nil. A target that moves
- *   with the chain's own bones is refused, when set and again at each solve (a node
- *   hung from one of them since); so is such a pole.
  * - `match_rotation`: true to give the tip bone the target's world rotation (blended
  *   by weight), default false.
  * @classmod ik.chain
@@ -37,6 +47,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ik_internal.h" /* ik__rotations_run_valid */
 #include "ik_skeleton.h"
 #include "ikl.h"
 
@@ -45,31 +56,91 @@ static const char *const solver_names[] = {"fabrik", "ccd", "two_bone", "dls", N
 #define SOLVER_LIST "'fabrik', 'ccd', 'two_bone' or 'dls'"
 
 /* Point chains have the first POINT_FIELDS fields; bone chains all of them. */
-enum { F_SOLVER, F_ITERATIONS, F_TOLERANCE, F_WEIGHT, F_POLE, F_BASE_DIRECTION, F_TARGET, F_MATCH_ROTATION };
-static const char *const field_names[] = {"solver",         "iterations", "tolerance",      "weight", "pole",
-                                          "base_direction", "target",     "match_rotation", NULL};
-#define POINT_FIELDS 6
-#define FIELD_LIST "solver, iterations, tolerance, weight, pole, base_direction"
-#define BONE_FIELD_LIST FIELD_LIST ", target, match_rotation"
+enum {
+  F_SOLVER,
+  F_ITERATIONS,
+  F_TOLERANCE,
+  F_WEIGHT,
+  F_POLE,
+  F_BASE_DIRECTION,
+  F_TARGET,
+  F_DETERMINISTIC,
+  F_MODE,
+  F_MATCH_ROTATION
+};
+static const char *const field_names[] = {"solver", "iterations",     "tolerance", "weight",
+                                          "pole",   "base_direction", "target",    "deterministic",
+                                          "mode",   "match_rotation", NULL};
+#define POINT_FIELDS 9
+#define FIELD_LIST "solver, iterations, tolerance, weight, pole, base_direction, target, deterministic, mode"
+#define BONE_FIELD_LIST FIELD_LIST ", match_rotation"
 /* What a spec table may hold: the pose, then the fields. */
-static const char *const point_spec_keys[] = {"positions", "solver", "iterations", "tolerance",
-                                              "weight",    "pole",   "base_direction", NULL};
-static const char *const bone_spec_keys[] = {"bones",  "solver",         "iterations", "tolerance",     "weight",
-                                             "pole",   "base_direction", "target",     "match_rotation", NULL};
+static const char *const point_spec_keys[] = {
+    "positions",      "solver", "iterations",    "tolerance", "weight", "pole",
+    "base_direction", "target", "deterministic", "mode",      NULL};
+static const char *const bone_spec_keys[] = {"bones",         "solver", "iterations",     "tolerance",
+                                             "weight",        "pole",   "base_direction", "target",
+                                             "deterministic", "mode",   "match_rotation", NULL};
+
+static const char *const mode_names[] = {"plain", "refined", NULL};
+
+/* The pole as one solve sees it. */
+typedef struct pole_now {
+  int has;
+  ik_vec3 position;
+  ik_real weight;
+} pole_now;
+
+/* A transform the chain keeps (a bone; its stored target or pole), sorted once when it
+ * is given: an ik.bone or ik.node is then read and written through its C pointers at
+ * each solve, with no Lua call (its closed flag is checked first). A host object
+ * (XREF_NONE) goes through its methods. */
+enum { XREF_NONE, XREF_BONE, XREF_NODE, XREF_VEC3 };
+typedef struct xref {
+  int kind;
+  ik_skeleton *sk; /* XREF_BONE: its skeleton and C index */
+  int bone;
+  ik_node *node; /* XREF_NODE */
+  const int *closed;
+  ik_vec3 value; /* XREF_VEC3: a stored target (a copy: chain.target reads give copies too) */
+} xref;
+
+/* One solve of one chain, in three phases: gather (Lua thread: reads the target, the
+ * pole and a bone chain's bones into the chain), solve (C only, so a batch runs it on
+ * any thread), scatter (Lua thread: turns the bones, says the result). What gather
+ * reads and solve answers is kept here between them. */
+typedef struct solve_state {
+  ik_vec3 target;
+  ik_quat target_rotation; /* match_rotation's */
+  ik_quat base_turn;       /* what bone 1 hangs from has turned since the chain was made */
+  /* Bone chains: the world rotation of what bone 1 hangs from now (identity when the
+   * bone cannot tell): the frame the warm pose is kept in, so it turns with the body. */
+  ik_quat frame;
+  pole_now pole;
+  int off; /* weight 0: nothing to solve */
+  ik_status status;
+  ik_result result;
+} solve_state;
 
 /* The header of a chain's userdata; its arrays follow it in the same block, in the order
  * below. Each array's size is a multiple of ik_real's alignment and the header holds an
  * ik_real, so every array starts aligned. Userdata never move: the pointers stay good. */
-typedef struct ikl_chain {
+struct ikl_chain {
   ik_constraint *constraints; /* count - 1, IK_CONSTRAINT_NONE where unset */
   ik_vec3 *positions;         /* count: the pose solve() moves */
   ik_vec3 *before;            /* count, scratch: the pose before a blended solve, or a
                                  list being checked before it replaces the pose; for a
                                  bone chain, the bones' positions as read */
   ik_vec3 *rest;              /* count: the pose given at creation (hinge axes) */
+  /* count: point chains, the pose given at creation or by set_positions (where a
+   * deterministic chain starts); bone chains, the last solution as count - 1 unit bone
+   * directions in `frame` (where the next solve starts: warm start). */
+  ik_vec3 *start;
   ik_real *lengths;           /* count - 1: bone i joins joint i and i + 1 */
   ik_quat *rotations;         /* bone chains only (else NULL), count: the bones' world
                                  rotations, read, then turned by the rotations job */
+  xref *refs;                 /* bone chains only (else NULL), count: the bones */
+  xref target_ref, pole_ref;  /* the stored target; a bone chain's pole transform */
   ikl_pole *pole;             /* NULL, or the pole kept alive in the uservalue */
   ik_vec3 base_direction;     /* zero: none */
   /* Bone chains: the world rotation of what bone 1 hangs from when the chain was made
@@ -84,12 +155,17 @@ typedef struct ikl_chain {
   int has_base_rest;     /* base_rest is known */
   int match_rotation;    /* bone chains: the tip takes the target's rotation */
   int pole_is_transform; /* bone chains: the uservalue's "pole" is a transform */
-} ikl_chain;
+  int native;            /* bone chains: every bone is an ik.bone or ik.node (refs) */
+  int deterministic;     /* start every solve from the given (point) or animated (bone) pose */
+  int has_warm;          /* bone chains: start holds a solution */
+  ik_fabrik_mode mode;
+  solve_state now;
+};
 
 /* Keeps the size of the block well inside what every Lua can allocate. */
-#define PER_JOINT (sizeof(ik_constraint) + sizeof(ik_real) + 3 * sizeof(ik_vec3))
+#define PER_JOINT (sizeof(ik_constraint) + sizeof(ik_real) + 4 * sizeof(ik_vec3))
 #define MAX_JOINTS ((int)((INT_MAX - sizeof(ikl_chain)) / PER_JOINT))
-#define MAX_BONES ((int)((INT_MAX - sizeof(ikl_chain)) / (PER_JOINT + sizeof(ik_quat))))
+#define MAX_BONES ((int)((INT_MAX - sizeof(ikl_chain)) / (PER_JOINT + sizeof(ik_quat) + sizeof(xref))))
 
 static ikl_chain *check(lua_State *L, int arg) { return (ikl_chain *)luaL_checkudata(L, arg, IKL_CHAIN); }
 
@@ -101,11 +177,7 @@ static ikl_chain *check_open(lua_State *L, int arg) {
 
 
 /* 0-based index from the 1-based integer at arg, which must lie in 1..last. */
-static int check_index(lua_State *L, int arg, int last) {
-  lua_Integer i = luaL_checkinteger(L, arg);
-  if (i < 1 || i > last) luaL_argerror(L, arg, lua_pushfstring(L, "index out of range: 1..%d", last));
-  return (int)i - 1;
-}
+static int check_index(lua_State *L, int arg, int last) { return ikl_checkindex(L, arg, last); }
 
 /* ---- poses ---- */
 
@@ -338,16 +410,69 @@ static void push_bones(lua_State *L, int ci) {
   lua_remove(L, -2);
 }
 
-/* Position of bone i (0-based) of a bone chain, read now. */
-static ik_vec3 bone_position(lua_State *L, int ci, int i) {
-  xform t;
-  ik_vec3 p;
+/* Sorts the transform at idx into *r: XREF_BONE, XREF_NODE or XREF_NONE (returned). */
+static int xref_at(lua_State *L, int idx, xref *r) {
+  memset(r, 0, sizeof *r);
+  if (ikl_tobone_ref(L, idx, &r->sk, &r->bone, &r->closed))
+    r->kind = XREF_BONE;
+  else if ((r->node = ikl_tonode_ref(L, idx, &r->closed)) != NULL)
+    r->kind = XREF_NODE;
+  return r->kind;
+}
+
+/* The xform of a kept ik.bone or ik.node, raising as ikl_tobone and ikl_tonode do when
+ * it has been closed since. */
+static void xref_xform(lua_State *L, const xref *r, xform *t) {
+  if (*r->closed)
+    luaL_error(L, r->kind == XREF_BONE ? "attempt to use a bone of a closed ik.skeleton"
+                                       : "attempt to use a closed ik.node");
+  t->idx = 0;
+  t->sk = r->kind == XREF_BONE ? r->sk : NULL;
+  t->bone = r->bone;
+  t->node = r->kind == XREF_NODE ? r->node : NULL;
+}
+
+/* Bone i (0-based) of a bone chain (at ci): from its ref, or pushed from the list. */
+static void bone_xform(lua_State *L, const ikl_chain *c, int ci, int i, xform *t) {
+  if (c->native) {
+    xref_xform(L, &c->refs[i], t);
+    return;
+  }
   push_bones(L, ci);
   lua_rawgeti(L, -1, i + 1);
-  xform_at(L, -1, &t);
+  lua_remove(L, -2);
+  xform_at(L, -1, t);
+}
+
+/* Pops what bone_xform pushed. */
+static void bone_done(lua_State *L, const ikl_chain *c) {
+  if (!c->native) lua_pop(L, 1);
+}
+
+/* Position of bone i (0-based) of a bone chain, read now. */
+static ik_vec3 bone_position(lua_State *L, const ikl_chain *c, int ci, int i) {
+  xform t;
+  ik_vec3 p;
+  bone_xform(L, c, ci, i, &t);
   p = xform_position(L, &t, NULL, NULL, i + 1);
-  lua_pop(L, 2);
+  bone_done(L, c);
   return p;
+}
+
+/* moves_with for a kept ik.bone or ik.node, in C, when every bone is one too. */
+static int moves_with_ref(const ikl_chain *c, const xref *v, int *is_bone) {
+  int i;
+  for (i = c->count; i >= 1; i--) {
+    const xref *b = &c->refs[i - 1];
+    *is_bone = v->kind == b->kind &&
+               (v->kind == XREF_BONE ? v->sk == b->sk && v->bone == b->bone : v->node == b->node);
+    if (*is_bone) return i;
+    if (b->kind == XREF_BONE &&
+        (v->kind == XREF_NODE ? ik_node_depends_on_bone(v->node, b->sk, b->bone)
+                              : v->sk == b->sk && ik_skeleton_in_subtree(b->sk, v->bone, b->bone)))
+      return i;
+  }
+  return 0;
 }
 
 /* The 1-based index of the bone of this chain that the value at idx would move with: it
@@ -359,7 +484,13 @@ static int moves_with(lua_State *L, const ikl_chain *c, int ci, int idx, int *is
   const ik_node *node;
   ik_skeleton *sk, *value_sk = NULL;
   int i, bone, value_bone = -1, found = 0;
+  if (!c->bound) return 0; /* a point chain's joints are its own: nothing can hang from them */
   idx = lua_absindex(L, idx);
+  if (c->native) {
+    xref v;
+    *is_bone = 0;
+    return xref_at(L, idx, &v) ? moves_with_ref(c, &v, is_bone) : 0;
+  }
   node = ikl_tonode(L, idx);
   if (!node && !ikl_tobone(L, idx, &value_sk, &value_bone)) value_sk = NULL;
   push_bones(L, ci);
@@ -383,6 +514,14 @@ static int moves_with(lua_State *L, const ikl_chain *c, int ci, int idx, int *is
  * returns NULL when it can. */
 static const char *dependency_problem(lua_State *L, const ikl_chain *c, int ci, int idx, const char *what) {
   int is_bone = 0, bone = moves_with(L, c, ci, idx, &is_bone);
+  if (!bone) return NULL;
+  return lua_pushfstring(L, "the %s %s bone %d of this chain: it would move with every solve", what,
+                         is_bone ? "is" : "hangs from", bone);
+}
+
+/* dependency_problem for a kept ik.bone or ik.node (every bone one too). */
+static const char *dependency_problem_ref(lua_State *L, const ikl_chain *c, const xref *v, const char *what) {
+  int is_bone = 0, bone = moves_with_ref(c, v, &is_bone);
   if (!bone) return NULL;
   return lua_pushfstring(L, "the %s %s bone %d of this chain: it would move with every solve", what,
                          is_bone ? "is" : "hangs from", bone);
@@ -422,8 +561,10 @@ static const char *target_problem(lua_State *L, int idx, const char *missing) {
 static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
   ik_vec3 p;
   const char *missing, *problem;
+  xref ref;
   int kind;
   v = lua_absindex(L, v);
+  memset(&ref, 0, sizeof ref);
   if (lua_isnil(L, v)) {
     lua_pushnil(L);
   } else {
@@ -432,9 +573,12 @@ static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
     if (kind == TARGET_VEC3) {
       if (!ikl_vec3_usable(p)) transform_error(L, "target", NOT_FINITE_VEC3);
       ikl_pushvec3(L, p);
+      ref.kind = XREF_VEC3;
+      ref.value = p;
     } else {
       if ((problem = dependency_problem(L, c, ci, v, "target")) != NULL)
         transform_error(L, "target", problem);
+      xref_at(L, v, &ref);
       lua_pushvalue(L, v);
     }
   }
@@ -442,6 +586,7 @@ static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
   lua_insert(L, -2);
   lua_setfield(L, -2, "target");
   lua_pop(L, 1);
+  c->target_ref = ref;
 }
 
 /* ---- fields ---- */
@@ -491,6 +636,7 @@ static void set_pole(lua_State *L, ikl_chain *c, int ci, int v) {
   } else if (c->bound && transform_kind(L, v, POLE_METHODS, &missing) == IS_TRANSFORM) {
     if ((problem = dependency_problem(L, c, ci, v, "pole")) != NULL) transform_error(L, "pole", problem);
     is_transform = 1;
+    xref_at(L, v, &c->pole_ref);
     lua_pushvalue(L, v);
   } else if (!lua_isnil(L, v)) {
     p = ikl_pushpole(
@@ -504,6 +650,15 @@ static void set_pole(lua_State *L, ikl_chain *c, int ci, int v) {
   lua_pop(L, 1);
   c->pole = p;
   c->pole_is_transform = is_transform;
+}
+
+static void set_mode(lua_State *L, ikl_chain *c, int v) {
+  const char *name = lua_type(L, v) == LUA_TSTRING ? lua_tostring(L, v) : NULL;
+  int i;
+  if (!name) ikl_fielderror(L, IKL_CHAIN, "mode", "'plain' or 'refined'", v);
+  for (i = 0; mode_names[i] && strcmp(name, mode_names[i]) != 0; i++) continue;
+  if (!mode_names[i]) luaL_error(L, "ik.chain: bad field 'mode' ('plain' or 'refined' expected, got '%s')", name);
+  c->mode = i == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
 }
 
 /* Checks the value at v for field `id` and stores it; the chain is at ci. Raises,
@@ -534,6 +689,13 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
       if (!lua_isboolean(L, v)) ikl_fielderror(L, IKL_CHAIN, "match_rotation", "boolean", v);
       c->match_rotation = lua_toboolean(L, v);
       break;
+    case F_DETERMINISTIC:
+      if (!lua_isboolean(L, v)) ikl_fielderror(L, IKL_CHAIN, "deterministic", "boolean", v);
+      c->deterministic = lua_toboolean(L, v);
+      break;
+    case F_MODE:
+      set_mode(L, c, v);
+      break;
     default: /* F_BASE_DIRECTION */
       c->base_direction = lua_isnil(L, v) ? ik_vec3_zero() : check_field_vec3(L, v, "base_direction", "vec3");
       break;
@@ -547,8 +709,19 @@ static int push_field(lua_State *L, const ikl_chain *c, int id) {
     case F_TOLERANCE: lua_pushnumber(L, (lua_Number)c->tolerance); break;
     case F_WEIGHT: lua_pushnumber(L, (lua_Number)c->weight); break;
     case F_MATCH_ROTATION: lua_pushboolean(L, c->match_rotation); break;
-    case F_POLE:
+    case F_DETERMINISTIC: lua_pushboolean(L, c->deterministic); break;
+    case F_MODE: lua_pushstring(L, mode_names[c->mode == IK_FABRIK_REFINED]); break;
     case F_TARGET:
+      /* A vec3 target is stored as a value: hand out a copy, so that changing what was
+       * read (vec3:set) cannot seem to move a target the solver does not see move. */
+      if (c->target_ref.kind == XREF_VEC3) {
+        ikl_pushvec3(L, c->target_ref.value);
+        break;
+      }
+      ikl_getuservalue(L, 1);
+      lua_getfield(L, -1, field_names[id]);
+      break;
+    case F_POLE:
       ikl_getuservalue(L, 1);
       lua_getfield(L, -1, field_names[id]);
       break;
@@ -566,7 +739,7 @@ static int push_field(lua_State *L, const ikl_chain *c, int id) {
 
 static ikl_chain *new_chain(lua_State *L, int n, int bound) {
   size_t size = sizeof(ikl_chain) + (size_t)(n - 1) * (sizeof(ik_constraint) + sizeof(ik_real)) +
-                (size_t)n * 3 * sizeof(ik_vec3) + (bound ? (size_t)n * sizeof(ik_quat) : 0);
+                (size_t)n * 4 * sizeof(ik_vec3) + (bound ? (size_t)n * (sizeof(ik_quat) + sizeof(xref)) : 0);
   ikl_chain *c = (ikl_chain *)ikl_newuserdata(L, size);
   char *at = (char *)(c + 1);
   int i;
@@ -576,8 +749,11 @@ static ikl_chain *new_chain(lua_State *L, int n, int bound) {
   c->positions = (ik_vec3 *)(void *)at;
   c->before = c->positions + n;
   c->rest = c->before + n;
-  c->lengths = (ik_real *)(void *)(c->rest + n);
+  c->start = c->rest + n;
+  c->lengths = (ik_real *)(void *)(c->start + n);
   c->rotations = bound ? (ik_quat *)(void *)(c->lengths + (n - 1)) : NULL;
+  /* After the quaternions, whose array size is a multiple of 4 reals: aligned. */
+  c->refs = bound ? (xref *)(void *)(c->rotations + n) : NULL;
   for (i = 0; i < n - 1; i++) {
     memset(&c->constraints[i], 0, sizeof c->constraints[i]);
     c->constraints[i].type = IK_CONSTRAINT_NONE;
@@ -589,6 +765,13 @@ static ikl_chain *new_chain(lua_State *L, int n, int bound) {
   c->tolerance = (ik_real)1e-3;
   c->weight = 1;
   c->base_rest = ik_quat_identity();
+  {
+    ik_fabrik_job defaults; /* the core's mode default, whatever it becomes */
+    ik_chain none;
+    ik_chain_init(&none, c->positions, n, c->lengths);
+    ik_fabrik_job_init(&defaults, &none, ik_vec3_zero());
+    c->mode = defaults.mode;
+  }
   /* What the chain holds: "pole", constraint objects by bone; bone chains also "bones"
    * and "target". */
   lua_newtable(L);
@@ -635,11 +818,13 @@ static int bone_chain_new(lua_State *L) {
   }
   c = new_chain(L, n, 1); /* 3 */
   ci = lua_gettop(L);
+  c->native = 1;
   ikl_getuservalue(L, ci);
   lua_createtable(L, n, 0);
   for (i = 1; i <= n; i++) {
     lua_rawgeti(L, 2, i);
     xform_at(L, -1, &t);
+    if (!xref_at(L, -1, &c->refs[i - 1])) c->native = 0;
     c->rest[i - 1] = xform_position(L, &t, "bones", NULL, i);
     if (i == 1) {
       root_rotation = xform_rotation(L, &t, "bones", NULL, 1);
@@ -713,7 +898,7 @@ static int chain_new(lua_State *L) {
                       "ik.chain: bad field 'bones' (a chain is made from positions or from bones, not both)");
   lua_getfield(L, 1, "target");
   lua_getfield(L, 1, "match_rotation");
-  /* Neither list, but a field only bone chains have: the bones are what is missing. */
+  /* Neither list, but a field bone chains are made with: the bones are what is missing. */
   bound = !lua_isnil(L, 2) || (lua_isnil(L, 3) && (!lua_isnil(L, 4) || !lua_isnil(L, 5)));
   lua_settop(L, 1);
   ikl_check_keys(L, 1, IKL_CHAIN, bound ? bone_spec_keys : point_spec_keys,
@@ -736,6 +921,7 @@ static int chain_new(lua_State *L) {
   if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
     return luaL_error(L, "ik.chain: bad field 'positions' (%s)", problem);
   memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
+  memcpy(c->start, c->rest, (size_t)n * sizeof *c->rest);
   ik_measure_lengths(c->positions, n, c->lengths);
   set_fields(L, c, ci);
   luaL_setmetatable(L, IKL_CHAIN); /* last: a chain that failed half-made is never seen */
@@ -744,24 +930,31 @@ static int chain_new(lua_State *L) {
 
 /* ---- solving ---- */
 
-/* The pole as one solve sees it. */
-typedef struct pole_now {
-  int has;
-  ik_vec3 position;
-  ik_real weight;
-} pole_now;
-
 /* The core's description of the chain, over its pose c->positions. */
-static void fill_chain(const ikl_chain *c, const pole_now *pole, ik_quat base_rotation, ik_chain *chain) {
+static void fill_chain(const ikl_chain *c, ik_chain *chain) {
+  const solve_state *s = &c->now;
   ik_chain_init(chain, c->positions, c->count, c->lengths);
   if (c->constrained) chain->constraints = c->constraints;
   chain->rest_positions = c->rest;
   chain->base_direction = c->base_direction;
-  chain->base_rotation = base_rotation;
-  if (pole->has) {
+  chain->base_rotation = s->base_turn;
+  if (s->pole.has) {
     chain->has_pole = 1;
-    chain->pole = pole->position;
-    chain->pole_weight = pole->weight;
+    chain->pole = s->pole.position;
+    chain->pole_weight = s->pole.weight;
+  }
+}
+
+/* A two-bone limb's pole at full weight goes into its job; a lighter one needs the pole
+ * pass after it (see run_two_bone). */
+static int two_bone_pole_pass(const ikl_chain *c) { return c->now.pole.has && c->now.pole.weight < 1; }
+
+static void fill_two_bone(ikl_chain *c, ik_two_bone_job *job) {
+  ik_two_bone_job_init(job, c->positions, c->now.target);
+  job->tolerance = c->tolerance;
+  if (c->now.pole.has && !two_bone_pole_pass(c)) {
+    job->has_pole = 1;
+    job->pole = c->now.pole.position;
   }
 }
 
@@ -770,21 +963,16 @@ static void fill_chain(const ikl_chain *c, const pole_now *pole, ik_quat base_ro
  * validated before either runs, so a refusal leaves the limb as it was, never solved
  * but not turned to its pole. (The pole job checks the positions it is given; the
  * solved ones stay within the limb's reach, which the two-bone job checked.) */
-static ik_status run_two_bone(const ikl_chain *c, const pole_now *pole, ik_vec3 target, ik_result *r) {
-  const int pole_pass = pole->has && pole->weight < 1;
+static ik_status run_two_bone(ikl_chain *c, ik_result *r) {
+  const int pole_pass = two_bone_pole_pass(c);
   ik_two_bone_job job;
   ik_pole_job pj;
   ik_status st;
-  ik_two_bone_job_init(&job, c->positions, target);
-  job.tolerance = c->tolerance;
-  if (pole->has && !pole_pass) {
-    job.has_pole = 1;
-    job.pole = pole->position;
-  }
+  fill_two_bone(c, &job);
   st = ik_two_bone_validate(&job, NULL);
   if (st == IK_OK && pole_pass) {
-    ik_pole_job_init(&pj, c->positions, 3, pole->position);
-    pj.weight = pole->weight;
+    ik_pole_job_init(&pj, c->positions, 3, c->now.pole.position);
+    pj.weight = c->now.pole.weight;
     st = ik_pole_validate(&pj, NULL);
   }
   if (st != IK_OK) return st;
@@ -794,13 +982,24 @@ static ik_status run_two_bone(const ikl_chain *c, const pole_now *pole, ik_vec3 
   return st;
 }
 
-/* FABRIK, CCD and DLS take the chain's settings alike: run_fabrik, run_ccd and run_dls are
- * this one body over the job kind (ik_<kind>_job, ik_<kind>_job_init, ik_<kind>_run). */
+static void fill_fabrik(const ikl_chain *c, ik_fabrik_job *job) {
+  ik_chain chain;
+  fill_chain(c, &chain);
+  ik_fabrik_job_init(job, &chain, c->now.target);
+  job->tolerance = c->tolerance;
+  job->max_iterations = c->iterations;
+  job->mode = c->mode;
+}
+
+/* CCD and DLS take the chain's settings alike: run_ccd and run_dls are this one body
+ * over the job kind (ik_<kind>_job, ik_<kind>_job_init, ik_<kind>_run). */
 #define DEFINE_RUN_ITERATIVE(kind)                                                                           \
-  static ik_status run_##kind(const ikl_chain *c, const ik_chain *chain, ik_vec3 target, ik_result *r) {     \
+  static ik_status run_##kind(const ikl_chain *c, ik_result *r) {                                            \
     ik_##kind##_job job;                                                                                     \
+    ik_chain chain;                                                                                          \
     ik_status st;                                                                                            \
-    ik_##kind##_job_init(&job, chain, target);                                                               \
+    fill_chain(c, &chain);                                                                                   \
+    ik_##kind##_job_init(&job, &chain, c->now.target);                                                       \
     job.tolerance = c->tolerance;                                                                            \
     job.max_iterations = c->iterations;                                                                      \
     st = ik_##kind##_run(&job);                                                                              \
@@ -808,26 +1007,22 @@ static ik_status run_two_bone(const ikl_chain *c, const pole_now *pole, ik_vec3 
     return st;                                                                                               \
   }
 
-DEFINE_RUN_ITERATIVE(fabrik)
 DEFINE_RUN_ITERATIVE(ccd)
 DEFINE_RUN_ITERATIVE(dls)
 
 #undef DEFINE_RUN_ITERATIVE
 
-/* Runs the chain's solver on c->positions at full weight: blending is the caller's, the
- * same for all solvers. */
-static ik_status run_solver(const ikl_chain *c, const pole_now *pole, ik_quat base_rotation, ik_vec3 target,
-                            ik_result *r) {
-  ik_chain chain;
-  if (c->solver == SOLVER_TWO_BONE) return run_two_bone(c, pole, target, r);
-  fill_chain(c, pole, base_rotation, &chain);
-  if (c->solver == SOLVER_CCD) return run_ccd(c, &chain, target, r);
-  if (c->solver == SOLVER_DLS) return run_dls(c, &chain, target, r);
-  return run_fabrik(c, &chain, target, r);
+static ik_status run_fabrik(const ikl_chain *c, ik_result *r) {
+  ik_fabrik_job job;
+  ik_status st;
+  fill_fabrik(c, &job);
+  st = ik_fabrik_run(&job);
+  *r = job.result;
+  return st;
 }
 
-static void measure(const ikl_chain *c, ik_vec3 target, ik_result *r) {
-  r->distance = ik_vec3_dist(c->positions[c->count - 1], target);
+static void measure(const ikl_chain *c, ik_result *r) {
+  r->distance = ik_vec3_dist(c->positions[c->count - 1], c->now.target);
   r->reached = r->distance <= c->tolerance;
 }
 
@@ -838,83 +1033,98 @@ static int push_result(lua_State *L, const ik_result *r) {
   return 3;
 }
 
-static int point_solve(lua_State *L, ikl_chain *c) {
-  ik_vec3 target = ikl_checkvec3(L, 2);
-  ik_result r;
-  ik_status st;
-  pole_now pole = {0, {0, 0, 0}, 0};
-  if (c->pole) {
-    pole.has = 1;
-    pole.position = c->pole->position;
-    pole.weight = c->pole->weight;
+/* ---- solving: gather (Lua thread) ---- */
+
+/* The chain's own target when it is kept in C (a vec3, an ik.bone or ik.node, and a
+ * bone chain's bones are all ik.bone or ik.node): read with no Lua call. 0 when it is
+ * not, for the general path. */
+static int gather_kept_target(lua_State *L, ikl_chain *c) {
+  solve_state *s = &c->now;
+  const xref *r = &c->target_ref;
+  const char *problem;
+  xform t;
+  if (r->kind == XREF_VEC3) {
+    if (c->match_rotation)
+      luaL_error(L, "ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3");
+    s->target = r->value;
+    return 1;
   }
-  if (!(c->weight > 0)) { /* nothing to move: the pose stays bit for bit */
-    r.iterations = 0;
-    measure(c, target, &r);
-  } else {
-    if (c->weight < 1) memcpy(c->before, c->positions, (size_t)c->count * sizeof *c->before);
-    st = run_solver(c, &pole, ik_quat_identity(), target, &r);
-    if (st != IK_OK) /* the chain is checked as it is built: a refusal is a bug here */
-      return luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(st));
-    if (c->weight < 1) {
-      ik_blend_chain(c->before, c->positions, c->count, c->weight);
-      measure(c, target, &r); /* the solver's result was for the pose before blending */
-    }
-  }
-  return push_result(L, &r);
+  if (r->kind == XREF_NONE || (c->bound && !c->native)) return 0;
+  xref_xform(L, r, &t);
+  if (c->bound && (problem = dependency_problem_ref(L, c, r, "target")) != NULL)
+    transform_error(L, "target", problem);
+  s->target = xform_position(L, &t, NULL, "target", 0);
+  if (c->match_rotation) s->target_rotation = xform_rotation(L, &t, NULL, "target", 0);
+  return 1;
 }
 
-/* Puts the target to solve for at 2: the argument, else the chain's own; reads its
- * position into *p, and its rotation into *q when match_rotation wants it. */
-static void solve_target(lua_State *L, ikl_chain *c, ik_vec3 *p, ik_quat *q) {
+/* Reads the target into c->now: the value at ti, or with ti 0 (or nil there) the
+ * chain's own (the chain at ci); its rotation too when match_rotation wants it. A
+ * missing target is named as entry `index` of a batch when index > 0. */
+static void gather_target(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
+  solve_state *s = &c->now;
   const char *missing, *problem;
   xform t;
-  int kind, stored = lua_isnil(L, 2);
+  int kind, top = lua_gettop(L), stored = ti == 0 || lua_isnoneornil(L, ti);
+  if (stored && gather_kept_target(L, c)) return;
   if (stored) {
-    ikl_getuservalue(L, 1);
+    ikl_getuservalue(L, ci);
     lua_getfield(L, -1, "target");
-    lua_replace(L, 2);
-    lua_pop(L, 1);
-    if (lua_isnil(L, 2))
-      luaL_argerror(L, 2, "transform or vec3 expected, got no value: the chain has no target");
-    kind = target_kind(L, 2, p, &missing); /* its kind and values were checked when it was set */
+    if (lua_isnil(L, -1)) {
+      if (ti) luaL_argerror(L, ti, "transform or vec3 expected, got no value: the chain has no target");
+      if (index > 0) luaL_error(L, "ik.batch: chain %d has no target", index);
+      luaL_error(L, "ik.chain: no target (set the chain's target)");
+    }
+    ti = lua_gettop(L);
+    kind = target_kind(L, ti, &s->target, &missing); /* its kind and values were checked when it was set */
   } else {
-    kind = target_kind(L, 2, p, &missing);
-    if (kind == TARGET_BAD) luaL_argerror(L, 2, target_problem(L, 2, missing));
-    if (kind == TARGET_VEC3 && !ikl_vec3_usable(*p)) luaL_argerror(L, 2, NOT_FINITE_VEC3);
+    kind = target_kind(L, ti, &s->target, &missing);
+    if (kind == TARGET_BAD) luaL_argerror(L, ti, target_problem(L, ti, missing));
+    if (kind == TARGET_VEC3 && !ikl_vec3_usable(s->target)) luaL_argerror(L, ti, NOT_FINITE_VEC3);
   }
   /* Whether a transform moves with the chain is checked at each solve, the chain's own
    * target as well as one given here: a node may have been hung from one of the chain's
    * bones since it was set, and the target would run away. A loop over the bones, in C
    * for ik.bone and ik.node. */
-  if (kind == TARGET_TRANSFORM && (problem = dependency_problem(L, c, 1, 2, "target")) != NULL) {
+  if (kind == TARGET_TRANSFORM && (problem = dependency_problem(L, c, ci, ti, "target")) != NULL) {
     if (stored) transform_error(L, "target", problem);
-    luaL_argerror(L, 2, problem);
+    luaL_argerror(L, ti, problem);
   }
   if (kind == TARGET_VEC3) {
     if (c->match_rotation)
       luaL_error(L, "ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3");
-    return;
+  } else {
+    xform_at(L, ti, &t);
+    s->target = xform_position(L, &t, NULL, "target", 0);
+    if (c->match_rotation) s->target_rotation = xform_rotation(L, &t, NULL, "target", 0);
   }
-  xform_at(L, 2, &t);
-  *p = xform_position(L, &t, NULL, "target", 0);
-  if (c->match_rotation) *q = xform_rotation(L, &t, NULL, "target", 0);
+  lua_settop(L, top);
 }
 
 /* The pole as this solve sees it: an ik.pole, or a transform's position now (checked,
  * as the target is, for having come to move with the chain since it was set). */
-static void solve_pole(lua_State *L, const ikl_chain *c, pole_now *pole) {
+static void gather_pole(lua_State *L, ikl_chain *c, int ci) {
+  pole_now *pole = &c->now.pole;
   pole->has = 0;
   if (c->pole) {
     pole->has = 1;
     pole->position = c->pole->position;
     pole->weight = c->pole->weight;
+  } else if (c->pole_is_transform && c->native && c->pole_ref.kind != XREF_NONE) {
+    const char *problem;
+    xform t;
+    xref_xform(L, &c->pole_ref, &t);
+    if ((problem = dependency_problem_ref(L, c, &c->pole_ref, "pole")) != NULL)
+      transform_error(L, "pole", problem);
+    pole->has = 1;
+    pole->position = xform_position(L, &t, NULL, "pole", 0);
+    pole->weight = 1;
   } else if (c->pole_is_transform) {
     const char *problem;
     xform t;
-    ikl_getuservalue(L, 1);
+    ikl_getuservalue(L, ci);
     lua_getfield(L, -1, "pole");
-    if ((problem = dependency_problem(L, c, 1, -1, "pole")) != NULL) transform_error(L, "pole", problem);
+    if ((problem = dependency_problem(L, c, ci, -1, "pole")) != NULL) transform_error(L, "pole", problem);
     xform_at(L, -1, &t);
     pole->has = 1;
     pole->position = xform_position(L, &t, NULL, "pole", 0);
@@ -923,101 +1133,380 @@ static void solve_pole(lua_State *L, const ikl_chain *c, pole_now *pole) {
   }
 }
 
-/* Reads every bone's world pose into c->before and c->rotations (bones at idx), and what
- * bone 1 hangs from has turned since the chain was made into *base_turn. */
-static void read_bones(lua_State *L, ikl_chain *c, int bones, ik_quat *base_turn) {
+/* Reads every bone's world pose into c->before and c->rotations (chain at ci); into
+ * *base_turn what bone 1 hangs from has turned since the chain was made, and into
+ * *frame its world rotation now (identity for both when the bone cannot tell). */
+static void read_bones(lua_State *L, ikl_chain *c, int ci, ik_quat *base_turn, ik_quat *frame) {
   xform t;
   ik_quat parent;
   int i;
   *base_turn = ik_quat_identity();
+  *frame = ik_quat_identity();
   for (i = 0; i < c->count; i++) {
-    lua_rawgeti(L, bones, i + 1);
-    xform_at(L, -1, &t);
+    bone_xform(L, c, ci, i, &t);
     c->before[i] = xform_position(L, &t, NULL, NULL, i + 1);
     c->rotations[i] = xform_rotation(L, &t, NULL, NULL, i + 1);
     if (i > 0 && !(ik_vec3_dist2(c->before[i - 1], c->before[i]) > IK_TINY_LEN2))
       luaL_error(L, "ik.chain: bones %d and %d are at the same place: a bone of zero length cannot be turned",
                  i, i + 1);
     /* What the root hangs from turns bone 1's base direction and, carried down the
-     * chain, every hinge axis: needed as soon as there is any constraint. */
-    if (i == 0 && c->has_base_rest && c->constrained && parent_rotation(L, &t, c->rotations[0], &parent, NULL))
-      *base_turn = ik_quat_mul(parent, ik_quat_inverse(c->base_rest));
-    lua_pop(L, 1);
+     * chain, every hinge axis: needed as soon as there is any constraint. It is also
+     * the frame a warm start keeps its pose in. */
+    if (i == 0) {
+      const int turn = c->has_base_rest && c->constrained;
+      if ((turn || !c->deterministic) && parent_rotation(L, &t, c->rotations[0], &parent, NULL)) {
+        if (turn) *base_turn = ik_quat_mul(parent, ik_quat_inverse(c->base_rest));
+        *frame = parent;
+      }
+    }
+    bone_done(L, c);
   }
 }
+
+static void point_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
+  int stored = 0;
+  if (ti && lua_isnoneornil(L, ti)) { /* solve(): the chain's own target, if it has one */
+    ikl_getuservalue(L, ci);
+    lua_getfield(L, -1, "target");
+    stored = !lua_isnil(L, -1);
+    lua_pop(L, 2);
+  }
+  if (ti && !stored)
+    c->now.target = ikl_checkvec3(L, ti);
+  else
+    gather_target(L, c, ci, 0, index);
+  c->now.base_turn = ik_quat_identity();
+  c->now.target_rotation = ik_quat_identity();
+  gather_pole(L, c, ci);
+}
+
+static void bone_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
+  solve_state *s = &c->now;
+  const char *problem;
+  int top = lua_gettop(L);
+  s->target_rotation = ik_quat_identity();
+  gather_target(L, c, ci, ti, index);
+  if (s->off) return; /* IK off: the pose is the animation's, bit for bit */
+  read_bones(L, c, ci, &s->base_turn, &s->frame);
+  lua_settop(L, top);
+  ik_measure_lengths(c->before, c->count, c->lengths); /* animation may scale bones */
+  if ((problem = reach_problem(L, c, c->before, c->lengths)) != NULL)
+    luaL_error(L, "ik.chain: the bones are out of range (%s)", problem);
+  gather_pole(L, c, ci);
+}
+
+int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
+  if (c->pole && c->pole->closed) luaL_error(L, "attempt to use a closed ik.pole");
+  c->now.off = !(c->weight > 0);
+  c->now.status = IK_OK;
+  if (c->bound)
+    bone_gather(L, c, ci, ti, index);
+  else
+    point_gather(L, c, ci, ti, index);
+  if (c->now.off) return IKL_LANE_NONE;
+  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
+  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
+  return IKL_LANE_NONE;
+}
+
+/* ---- solving: the C phases (any thread) ---- */
+
+/* Puts the pose the solver starts from into c->positions. */
+static void start_pose(ikl_chain *c) {
+  const size_t size = (size_t)c->count * sizeof *c->positions;
+  int i;
+  if (!c->bound) {
+    if (c->deterministic) memcpy(c->positions, c->start, size);
+    if (c->weight < 1) memcpy(c->before, c->positions, size);
+    return;
+  }
+  if (c->deterministic || !c->has_warm) {
+    memcpy(c->positions, c->before, size);
+    return;
+  }
+  /* Warm start: the last solution's bone directions, carried to where the root and what
+   * it hangs from are now, laid out with the bones' lengths now. */
+  c->positions[0] = c->before[0];
+  for (i = 0; i < c->count - 1; i++)
+    c->positions[i + 1] =
+        ik_vec3_madd(c->positions[i], ik_quat_rotate(c->now.frame, c->start[i]), c->lengths[i]);
+}
+
+void ikl_chain_prepare(ikl_chain *c, int lane, void *job) {
+  start_pose(c);
+  if (lane == IKL_LANE_FABRIK)
+    fill_fabrik(c, (ik_fabrik_job *)job);
+  else
+    fill_two_bone(c, (ik_two_bone_job *)job);
+}
+
+void ikl_chain_finish(ikl_chain *c, const ik_result *r, ik_status st) {
+  solve_state *s = &c->now;
+  ik_quat back;
+  ik_rotations_job rot;
+  int i;
+  s->status = st;
+  s->result = *r;
+  if (st != IK_OK) return;
+  if (!c->bound) {
+    if (c->weight < 1) {
+      ik_blend_chain(c->before, c->positions, c->count, c->weight);
+      measure(c, &s->result); /* the solver's result was for the pose before blending */
+    }
+    return;
+  }
+  back = ik_quat_inverse(s->frame);
+  for (i = 0; i < c->count - 1; i++)
+    c->start[i] = ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(c->positions[i + 1], c->positions[i])));
+  c->has_warm = 1;
+  /* Full weight on the points: the weight blends rotations here, so every bone turns by
+   * its share of the angle and no bone is ever asked to stretch. */
+  ik_rotations_job_init(&rot, c->count, c->before, c->positions, c->rotations);
+  rot.weight = c->weight;
+  rot.match_tip_rotation = c->match_rotation;
+  rot.tip_rotation = s->target_rotation;
+  /* Every input is checked already: the bones as gather read them (finite, no bone of
+   * zero length), the weight as it was set, the target's rotation as read, and the
+   * solved pose as the solver made it within the reach it checked. */
+  ik__rotations_run_valid(&rot);
+}
+
+void ikl_chain_solve(ikl_chain *c) {
+  ik_result r;
+  ik_status st;
+  if (c->now.off) {
+    r.iterations = 0;
+    r.reached = 0;
+    r.distance = 0;
+    if (!c->bound) measure(c, &r); /* the pose stays bit for bit; a bone chain's scatter measures */
+    c->now.result = r;
+    c->now.status = IK_OK;
+    return;
+  }
+  start_pose(c);
+  if (c->solver == SOLVER_TWO_BONE)
+    st = run_two_bone(c, &r);
+  else if (c->solver == SOLVER_CCD)
+    st = run_ccd(c, &r);
+  else if (c->solver == SOLVER_DLS)
+    st = run_dls(c, &r);
+  else
+    st = run_fabrik(c, &r);
+  ikl_chain_finish(c, &r, st);
+}
+
+/* ---- solving: scatter (Lua thread) ---- */
 
 /* Turns the bones (at idx) to c->rotations, root first, so each one's parent is already
  * where it goes. The tip is written only when it takes the target's rotation: otherwise
  * it just follows its parent, which the hierarchy does already (rewriting it would only
  * add rounding to its local rotation). */
-static void write_bones(lua_State *L, const ikl_chain *c, int bones) {
+static void write_bones(lua_State *L, const ikl_chain *c, int ci) {
   xform t;
   int i, n = c->match_rotation ? c->count : c->count - 1;
   for (i = 0; i < n; i++) {
-    lua_rawgeti(L, bones, i + 1);
-    xform_at(L, -1, &t);
+    bone_xform(L, c, ci, i, &t);
     xform_set_rotation(L, &t, c->rotations[i], i + 1);
-    lua_pop(L, 1);
+    bone_done(L, c);
   }
 }
 
-static int bone_solve(lua_State *L, ikl_chain *c) {
-  const char *problem;
-  ik_vec3 target;
-  ik_quat target_rotation = ik_quat_identity(), base_turn;
-  ik_rotations_job rot;
-  ik_result r;
-  ik_status st;
-  pole_now pole;
-  int bones;
-  lua_settop(L, 2);
-  solve_target(L, c, &target, &target_rotation);
-  push_bones(L, 1);
-  bones = lua_gettop(L);
-  if (!(c->weight > 0)) { /* IK off: the pose is the animation's, bit for bit */
-    r.reached = 0;
-    r.iterations = 0;
-    r.distance = ik_vec3_dist(bone_position(L, 1, c->count - 1), target);
-    return push_result(L, &r);
+const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci) {
+  solve_state *s = &c->now;
+  if (s->status != IK_OK) /* every input was checked as it was read: a refusal is a bug here */
+    luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(s->status));
+  if (c->bound) {
+    if (!s->off) write_bones(L, c, ci);
+    /* Where the tip really is now, after the hierarchy turned it. */
+    s->result.distance = ik_vec3_dist(bone_position(L, c, ci, c->count - 1), s->target);
+    s->result.reached = !s->off && s->result.distance <= c->tolerance;
   }
-  read_bones(L, c, bones, &base_turn);
-  /* A bone chain's pose and lengths are scratch, read from its bones at each solve. */
-  memcpy(c->positions, c->before, (size_t)c->count * sizeof *c->positions);
-  ik_measure_lengths(c->positions, c->count, c->lengths); /* animation may scale bones */
-  if ((problem = reach_problem(L, c, c->positions, c->lengths)) != NULL)
-    return luaL_error(L, "ik.chain: the bones are out of range (%s)", problem);
-  solve_pole(L, c, &pole);
-  /* Full weight on the points: the weight blends rotations below, so every bone turns by
-   * its share of the angle and no bone is ever asked to stretch. */
-  st = run_solver(c, &pole, base_turn, target, &r);
-  if (st == IK_OK) {
-    ik_rotations_job_init(&rot, c->count, c->before, c->positions, c->rotations);
-    rot.weight = c->weight;
-    rot.match_tip_rotation = c->match_rotation;
-    rot.tip_rotation = target_rotation;
-    st = ik_rotations_run(&rot);
-  }
-  if (st != IK_OK) /* every input was checked as it was read: a refusal is a bug here */
-    return luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(st));
-  write_bones(L, c, bones);
-  /* Where the tip really is now, after the hierarchy turned it. */
-  r.distance = ik_vec3_dist(bone_position(L, 1, c->count - 1), target);
-  r.reached = r.distance <= c->tolerance;
-  return push_result(L, &r);
+  return &s->result;
 }
+
+/* ---- gather and scatter off the Lua thread (ik.batch) ---- */
+
+/* The skeleton a kept ik.node finally hangs from (through its parent nodes), or NULL
+ * when it hangs from none. */
+static const ik_skeleton *node_root(const ik_node *n) {
+  while (n->parent_node) n = n->parent_node;
+  return n->parent_skeleton;
+}
+
+/* Whether the kept target or pole r reads only sk (or a node hanging from nothing, which
+ * is then refreshed here, so that reading it later changes nothing). */
+static int ref_local_to(const xref *r, const ik_skeleton *sk) {
+  const ik_skeleton *root;
+  if (r->kind == XREF_VEC3) return 1;
+  if (*r->closed) return 0;
+  if (r->kind == XREF_BONE) return r->sk == sk;
+  if (r->kind != XREF_NODE) return 0;
+  root = node_root(r->node);
+  if (root == NULL) ik_node_get_world(r->node, NULL, NULL);
+  return root == NULL || root == sk;
+}
+
+const ik_skeleton *ikl_chain_skeleton(const ikl_chain *c) {
+  const ik_skeleton *sk;
+  int i;
+  if (c->closed || !c->bound || !c->native || c->refs[0].kind != XREF_BONE || *c->refs[0].closed) return NULL;
+  sk = c->refs[0].sk;
+  for (i = 1; i < c->count; i++)
+    if (c->refs[i].kind != XREF_BONE || c->refs[i].sk != sk) return NULL;
+  if (c->pole ? c->pole->closed : c->pole_is_transform && !ref_local_to(&c->pole_ref, sk)) return NULL;
+  if (c->target_ref.kind == XREF_NONE || !ref_local_to(&c->target_ref, sk)) return NULL;
+  return sk;
+}
+
+/* World position (and rotation, when rotation is not NULL) of a kept bone or node. */
+static void ref_world(const xref *r, ik_vec3 *position, ik_quat *rotation) {
+  if (r->kind == XREF_BONE)
+    ik_skeleton_get_world(r->sk, r->bone, position, rotation);
+  else
+    ik_node_get_world(r->node, position, rotation);
+}
+
+/* bone_gather's reading for a chain ikl_chain_skeleton accepted, in C only: -1 for
+ * anything the Lua path would raise for. */
+static int native_read(ikl_chain *c) {
+  solve_state *s = &c->now;
+  const xref *t = &c->target_ref;
+  ik_quat local;
+  int i, is_bone = 0;
+  if (t->kind == XREF_VEC3) {
+    if (c->match_rotation) return -1;
+    s->target = t->value;
+  } else {
+    if (moves_with_ref(c, t, &is_bone)) return -1;
+    ref_world(t, &s->target, c->match_rotation ? &s->target_rotation : NULL);
+  }
+  if (s->off) return 0;
+  s->base_turn = ik_quat_identity();
+  s->frame = ik_quat_identity();
+  for (i = 0; i < c->count; i++) {
+    ik_skeleton_get_world(c->refs[i].sk, c->refs[i].bone, &c->before[i], &c->rotations[i]);
+    if (i > 0 && !(ik_vec3_dist2(c->before[i - 1], c->before[i]) > IK_TINY_LEN2)) return -1;
+  }
+  /* read_bones' frame and base turn: an ik.bone can always tell its parent's rotation. */
+  if ((c->has_base_rest && c->constrained) || !c->deterministic) {
+    ik_skeleton_get_local(c->refs[0].sk, c->refs[0].bone, NULL, &local);
+    s->frame = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(c->rotations[0]), ik_quat_inverse(local)));
+    if (c->has_base_rest && c->constrained)
+      s->base_turn = ik_quat_mul(s->frame, ik_quat_inverse(c->base_rest));
+  }
+  ik_measure_lengths(c->before, c->count, c->lengths);
+  { /* bone_gather's reach_problem, its message left to the Lua thread */
+    ik_chain chain;
+    ik_chain_init(&chain, c->before, c->count, c->lengths);
+    if (ik_chain_validate(&chain, NULL) != IK_OK) return -1;
+  }
+  s->pole.has = 0;
+  if (c->pole) {
+    s->pole.has = 1;
+    s->pole.position = c->pole->position;
+    s->pole.weight = c->pole->weight;
+  } else if (c->pole_is_transform) {
+    if (moves_with_ref(c, &c->pole_ref, &is_bone)) return -1;
+    s->pole.has = 1;
+    ref_world(&c->pole_ref, &s->pole.position, NULL);
+    s->pole.weight = 1;
+  }
+  return 0;
+}
+
+int ikl_chain_gather_native(ikl_chain *c) {
+  solve_state *s = &c->now;
+  s->off = !(c->weight > 0);
+  s->status = IK_OK;
+  s->target_rotation = ik_quat_identity();
+  if (native_read(c) != 0) return -1;
+  if (s->off) return IKL_LANE_NONE;
+  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
+  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
+  return IKL_LANE_NONE;
+}
+
+int ikl_chain_gather_point(ikl_chain *c) {
+  solve_state *s = &c->now;
+  const xref *t = &c->target_ref;
+  if (c->closed || c->bound || (c->pole ? c->pole->closed : c->pole_is_transform)) return -1;
+  if (t->kind == XREF_VEC3) {
+    s->target = t->value;
+  } else if (t->kind == XREF_BONE || t->kind == XREF_NODE) {
+    if (*t->closed) return -1;
+    ref_world(t, &s->target, NULL);
+  } else {
+    return -1;
+  }
+  s->off = !(c->weight > 0);
+  s->status = IK_OK;
+  s->base_turn = ik_quat_identity();
+  s->target_rotation = ik_quat_identity();
+  s->pole.has = c->pole != NULL;
+  if (c->pole) {
+    s->pole.position = c->pole->position;
+    s->pole.weight = c->pole->weight;
+  }
+  if (s->off) return IKL_LANE_NONE;
+  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
+  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
+  return IKL_LANE_NONE;
+}
+
+int ikl_chain_scatter_native(ikl_chain *c) {
+  solve_state *s = &c->now;
+  const xref *tip;
+  ik_vec3 p;
+  int i, n = c->match_rotation ? c->count : c->count - 1;
+  if (!c->bound) return s->status == IK_OK ? 0 : -1; /* a point chain's pose is its own */
+  tip = &c->refs[c->count - 1];
+  if (s->status != IK_OK || *tip->closed) return -1;
+  for (i = 0; i < n && !s->off; i++)
+    if (ik_skeleton_set_world_rotation(c->refs[i].sk, c->refs[i].bone, c->rotations[i]) != IK_OK) return -1;
+  ik_skeleton_get_world(tip->sk, tip->bone, &p, NULL);
+  s->result.distance = ik_vec3_dist(p, s->target);
+  s->result.reached = !s->off && s->result.distance <= c->tolerance;
+  return 0;
+}
+
+ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testudata(L, idx, IKL_CHAIN); }
+
+int ikl_chain_closed(const ikl_chain *c) { return c->closed; }
+
+void ikl_chain_target(const ikl_chain *c, ik_vec3 *target, ik_quat *rotation) {
+  *target = c->now.target;
+  *rotation = c->now.target_rotation;
+}
+
+void ikl_chain_retarget(ikl_chain *c, ik_vec3 target, ik_quat rotation) {
+  c->now.target = target;
+  c->now.target_rotation = rotation;
+}
+
+int ikl_chain_bound(const ikl_chain *c) { return c->bound; }
+
+const ik_result *ikl_chain_result(const ikl_chain *c) { return &c->now.result; }
 
 /***
- * Moves the chain towards `target`: the solver runs from the current pose (a chain
- * solved last frame starts close), the root stays and every bone keeps its length.
+ * Moves the chain towards `target`, the root staying and every bone keeping its length.
  * With `weight` below 1 the chain then turns back towards the pose it had, bone by
  * bone. Not reaching the target is no error: see the results.
  *
+ * Where the solver starts (warm start): a point chain from its current pose, the last
+ * solution; a bone chain from its last solution too, carried to where its root and
+ * what the root hangs from are now, while the bones are turned from their animated pose
+ * (so the animation's twist is kept). A chain following a moving target thus needs few
+ * sweeps a frame. With `deterministic = true` a chain starts every solve from the same
+ * pose instead, whatever came before: a point chain from the pose given at creation or
+ * by `set_positions`, a bone chain from its bones' pose now.
+ *
  * A bone chain solves from its bones' pose now and turns them (see `ik.chain`); the
- * target may then be a transform too, and defaults to the chain's `target`. Its
- * results describe where the tip bone is after the bones were turned. At weight 0 it
- * touches no bone and returns false, the tip's distance and 0.
+ * target may then be a transform too. Without an argument, a chain solves for its
+ * `target`. A bone chain's results describe where the tip bone is after the bones were
+ * turned. At weight 0 it touches no bone and returns false, the tip's distance and 0.
  * @function solve
- * @tparam vec3 target (bone chains: optional, a vec3 or a transform)
+ * @tparam[opt] vec3 target a vec3 (bone chains: or a transform); default the chain's
+ * `target`
  * @treturn boolean whether the tip is within `tolerance` of the target
  * @treturn number the tip's distance to the target
  * @treturn integer the solver's sweeps (0 when already there or out of reach; two_bone
@@ -1044,15 +1533,16 @@ static int bone_solve(lua_State *L, ikl_chain *c) {
  */
 static int chain_solve(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
-  if (c->pole && c->pole->closed) return luaL_error(L, "attempt to use a closed ik.pole");
-  return c->bound ? bone_solve(L, c) : point_solve(L, c);
+  ikl_chain_gather(L, c, 1, 2, 0);
+  ikl_chain_solve(c);
+  return push_result(L, ikl_chain_scatter(L, c, 1));
 }
 
 /* ---- pose access ---- */
 
 /* Joint i (0-based): a point chain's own, or a bone chain's bone read now. */
 static ik_vec3 joint_at(lua_State *L, const ikl_chain *c, int i) {
-  return c->bound ? bone_position(L, 1, i) : c->positions[i];
+  return c->bound ? bone_position(L, c, 1, i) : c->positions[i];
 }
 
 /***
@@ -1138,6 +1628,7 @@ static int chain_set_positions(lua_State *L) {
   if (status != POSE_OK) return luaL_argerror(L, 2, pose_problem(L, 2, status, bad));
   if ((problem = reach_problem(L, c, c->before, NULL)) != NULL) return luaL_argerror(L, 2, problem);
   memcpy(c->positions, c->before, (size_t)c->count * sizeof *c->before);
+  memcpy(c->start, c->before, (size_t)c->count * sizeof *c->before);
   ik_measure_lengths(c->positions, c->count, c->lengths);
   return 0;
 }
@@ -1157,7 +1648,7 @@ static int chain_length(lua_State *L) {
   ik_real total = 0;
   int i;
   if (c->bound) {
-    for (i = 0; i < c->count; i++) c->before[i] = bone_position(L, 1, i);
+    for (i = 0; i < c->count; i++) c->before[i] = bone_position(L, c, 1, i);
     total = ik_measure_lengths(c->before, c->count, NULL);
   } else {
     for (i = 0; i < c->count - 1; i++) total += c->lengths[i];
@@ -1272,10 +1763,9 @@ static int chain_constraint_shapes(lua_State *L) {
   lua_settop(L, 1);
   f = (ik_constraint_frame *)lua_newuserdata(L, (size_t)(c->count - 1) * sizeof *f); /* 2: scratch */
   if (c->bound) {
-    push_bones(L, 1); /* 3 */
-    read_bones(L, c, 3, &base_turn);
+    ik_quat frame;
+    read_bones(L, c, 1, &base_turn, &frame);
     pose = c->before;
-    lua_pop(L, 1);
   }
   ik_chain_init(&chain, (ik_vec3 *)pose, c->count, c->lengths);
   if (c->constrained) chain.constraints = c->constraints;
@@ -1358,7 +1848,7 @@ static int chain_index(lua_State *L) {
 
 static int chain_newindex(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
-  const char *key = luaL_checkstring(L, 2);
+  const char *key = ikl_opstring(L, 2, "__newindex");
   int id = field_id(key, c->bound);
   if (id < 0)
     return luaL_error(L, "ik.chain: no field '%s' (fields: %s)", key,

@@ -53,6 +53,40 @@ static inline void *ikl_compat_testudata(lua_State *L, int ud, const char *tname
 }
 #endif
 
+/* 5.1's checkers call every userdata "userdata" in their messages, where 5.4 gives its
+ * __name ("ik.vec3 expected, got ik.quat"): the ones that can meet one of the module's
+ * objects are replaced by ones that say what 5.4 says. */
+static inline int ikl_compat_typeerror(lua_State *L, int arg, const char *expected) {
+  const char *got;
+  if (luaL_getmetafield(L, arg, "__name") && lua_type(L, -1) == LUA_TSTRING)
+    got = lua_tostring(L, -1);
+  else if (lua_type(L, arg) == LUA_TLIGHTUSERDATA)
+    got = "light userdata";
+  else
+    got = luaL_typename(L, arg);
+  return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s", expected, got));
+}
+
+static inline void *ikl_compat_checkudata(lua_State *L, int arg, const char *tname) {
+  void *p = luaL_testudata(L, arg, tname);
+  if (p == NULL) ikl_compat_typeerror(L, arg, tname);
+  return p;
+}
+
+static inline void ikl_compat_checktype(lua_State *L, int arg, int t) {
+  if (lua_type(L, arg) != t) ikl_compat_typeerror(L, arg, lua_typename(L, t));
+}
+
+static inline const char *ikl_compat_checklstring(lua_State *L, int arg, size_t *len) {
+  const char *s = lua_tolstring(L, arg, len);
+  if (s == NULL) ikl_compat_typeerror(L, arg, "string");
+  return s;
+}
+
+#define luaL_checkudata ikl_compat_checkudata
+#define luaL_checktype ikl_compat_checktype
+#define luaL_checklstring ikl_compat_checklstring
+
 #else /* 5.4 */
 
 #define ikl_newuserdata(L, size) lua_newuserdatauv(L, size, 1)

@@ -36,9 +36,11 @@ static void push_constraint(lua_State *L, const ik_constraint *c) {
  * assert(shoulder.kind == "cone")
  */
 static int cone_new(lua_State *L) {
+  static const char *const keys[] = {"angle", NULL};
   ik_constraint c;
   memset(&c, 0, sizeof c);
   luaL_checktype(L, 1, LUA_TTABLE);
+  ikl_check_keys(L, 1, "ik.cone", keys, "angle");
   lua_getfield(L, 1, "angle");
   if (lua_isnil(L, -1)) return luaL_error(L, "ik.cone: bad field 'angle' (number in [0, pi] expected, got nil)");
   lua_pop(L, 1);
@@ -60,9 +62,11 @@ static int cone_new(lua_State *L) {
  * assert(knee.kind == "hinge" and knee.max > knee.min)
  */
 static int hinge_new(lua_State *L) {
+  static const char *const keys[] = {"axis", "min", "max", NULL};
   ik_constraint c;
   memset(&c, 0, sizeof c);
   luaL_checktype(L, 1, LUA_TTABLE);
+  ikl_check_keys(L, 1, "ik.hinge", keys, "axis, min, max");
   c.type = IK_CONSTRAINT_HINGE;
   if (!ikl_optfield_vec3(L, 1, "ik.hinge", "axis", &c.axis))
     return luaL_error(L, "ik.hinge: bad field 'axis' (vec3 expected, got nil)");

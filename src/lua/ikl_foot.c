@@ -40,6 +40,7 @@
 typedef struct ikl_foot {
   ik_foot_params params;
   ik_foot_state state;
+  ikl_foot_link link; /* closed points at `closed`; ground follows the field */
   int closed;
 } ikl_foot;
 
@@ -102,7 +103,7 @@ static void set_field(lua_State *L, ikl_foot *f, int fi, int id, int v) {
   switch (id) {
     case F_GROUND:
       if (!luaL_testudata(L, v, IKL_GROUND)) ikl_fielderror(L, IKL_FOOT, "ground", "ik.ground", v);
-      ikl_checkground(L, v); /* raises when closed */
+      f->link.ground = ikl_checkground_ref(L, v, &f->link.ground_closed); /* raises when closed */
       ikl_getuservalue(L, fi);
       lua_pushvalue(L, v);
       lua_setfield(L, -2, "ground");
@@ -163,6 +164,7 @@ static int foot_new(lua_State *L) {
   lua_pop(L, 1);
   f = (ikl_foot *)ikl_newuserdata(L, sizeof *f); /* 2 */
   memset(f, 0, sizeof *f);
+  f->link.closed = &f->closed;
   ik_foot_params_init(&f->params);
   ik_foot_state_init(&f->state);
   lua_createtable(L, 0, 1);
@@ -174,6 +176,20 @@ static int foot_new(lua_State *L) {
   }
   luaL_setmetatable(L, IKL_FOOT); /* last: a foot that failed half-made is never seen */
   return 1;
+}
+
+int ikl_tofoot(lua_State *L, int idx, ik_foot_params **params, ik_foot_state **state) {
+  ikl_foot *f = (ikl_foot *)luaL_testudata(L, idx, IKL_FOOT);
+  if (!f) return 0;
+  if (f->closed) luaL_error(L, "attempt to use a closed ik.foot");
+  *params = &f->params;
+  *state = &f->state;
+  return 1;
+}
+
+const ikl_foot_link *ikl_foot_link_of(lua_State *L, int idx) {
+  ikl_foot *f = (ikl_foot *)luaL_testudata(L, idx, IKL_FOOT);
+  return f ? &f->link : NULL;
 }
 
 /* Pushes the foot's ground (foot at 1) and returns it, raising when it is closed. */
@@ -220,6 +236,9 @@ static ik_status run_deficit(const ik_ground *g, void *ud) {
  * @tparam vec3 animated_position where the animation has the foot (the ankle)
  * @tparam quat animated_rotation its rotation (need not be unit)
  * @tparam number dt seconds since the previous update, >= 0
+ * @tparam[opt] ik.vec3 position_out written with the position and returned instead of a
+ * new vector
+ * @tparam[opt] ik.quat rotation_out the same for the rotation
  * @treturn ik.vec3 position, the leg IK's target: animated position + smoothed correction
  * @treturn ik.quat rotation: smoothed correction * animated rotation
  * @treturn boolean grounded: this frame's goal plants the foot (ground was hit and the
@@ -243,18 +262,20 @@ static int foot_update(lua_State *L) {
   ik_error err;
   ik_status st;
   job.position = ikl_checkvec3(L, 2);
-  job.rotation = ikl_checkquat(L, 3);
+  job.rotation = ikl_checkrotation(L, 3); /* need not be unit, but a rotation: not zero */
   job.dt = check_non_negative(L, 4);
-  lua_settop(L, 1);
-  g = push_ground(L); /* 2 */
+  if (!lua_isnoneornil(L, 5) && !luaL_testudata(L, 5, IKL_VEC3)) ikl_typeerror(L, 5, "ik.vec3");
+  if (!lua_isnoneornil(L, 6) && !luaL_testudata(L, 6, IKL_QUAT)) ikl_typeerror(L, 6, "ik.quat");
+  lua_settop(L, 6);
+  g = push_ground(L); /* 7 */
   job.params = &f->params;
   job.state = &f->state;
   if (ik_foot_validate(&f->params, &f->state, g, job.position, job.rotation, job.dt, &job.out, &err) != IK_OK)
     return refused(L, &err);
-  st = ikl_ground_run(L, 2, run_update, &job);
+  st = ikl_ground_run(L, 7, run_update, &job);
   if (st != IK_OK) return luaL_error(L, "ik.foot: update failed (%s)", ik_status_message(st));
-  ikl_pushvec3(L, job.out.position);
-  ikl_pushquat(L, job.out.rotation);
+  *ikl_outvec3(L, 5) = job.out.position;
+  *ikl_outquat(L, 6) = job.out.rotation;
   lua_pushboolean(L, job.out.grounded);
   return 3;
 }
@@ -336,7 +357,7 @@ static int foot_index(lua_State *L) {
 
 static int foot_newindex(lua_State *L) {
   ikl_foot *f = check_open_foot(L, 1);
-  const char *key = luaL_checkstring(L, 2);
+  const char *key = ikl_opstring(L, 2, "__newindex");
   int id = field_id(key);
   if (id < 0) return luaL_error(L, "ik.foot: no field '%s' (fields: " FIELD_LIST ")", key);
   if (lua_isnil(L, 3)) return luaL_error(L, "ik.foot: field '%s' cannot be nil", key);
@@ -487,7 +508,7 @@ static int pelvis_index(lua_State *L) {
 
 static int pelvis_newindex(lua_State *L) {
   ikl_pelvis *p = check_open_pelvis(L, 1);
-  const char *key = luaL_checkstring(L, 2);
+  const char *key = ikl_opstring(L, 2, "__newindex");
   if (strcmp(key, "smooth_time") == 0) {
     p->p.smooth_time = field_non_negative(L, 3, IKL_PELVIS, "smooth_time");
   } else if (strcmp(key, "offset") == 0) {

@@ -60,6 +60,12 @@ static ikl_ground *check_open(lua_State *L, int arg) {
 
 const ik_ground *ikl_checkground(lua_State *L, int arg) { return check_open(L, arg)->g; }
 
+const ik_ground *ikl_checkground_ref(lua_State *L, int arg, const int **closed) {
+  ikl_ground *gd = check_open(L, arg);
+  *closed = &gd->closed;
+  return gd->g;
+}
+
 /* A new ground userdata with room for `size` bytes of C ground, closed (and without
  * its metatable) until made: a failed build leaves nothing usable behind. */
 static ikl_ground *new_ground(lua_State *L, int kind, size_t size) {
@@ -517,6 +523,9 @@ static ik_status run_raycast(const ik_ground *g, void *ud) {
  * @tparam vec3 origin where the ray starts
  * @tparam vec3 direction any non-zero length
  * @tparam number max_distance >= 0, how far the ray reaches
+ * @tparam[opt] ik.vec3 point_out written with the point hit and returned instead of a
+ * new vector (left alone on a miss)
+ * @tparam[opt] ik.vec3 normal_out the same for the normal
  * @treturn boolean whether it hit
  * @treturn ?ik.vec3 the point hit (nil on a miss)
  * @treturn ?ik.vec3 the unit surface normal there, facing against the ray (nil on a miss)
@@ -537,8 +546,10 @@ static int ground_raycast(lua_State *L) {
   job.max_distance = ikl_checkreal(L, 4);
   max = lua_tonumber(L, 4);
   if (!(max >= 0)) luaL_argerror(L, 4, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 4)));
+  if (!lua_isnoneornil(L, 5) && !luaL_testudata(L, 5, IKL_VEC3)) ikl_typeerror(L, 5, "ik.vec3");
+  if (!lua_isnoneornil(L, 6) && !luaL_testudata(L, 6, IKL_VEC3)) ikl_typeerror(L, 6, "ik.vec3");
   memset(&job.hit, 0, sizeof job.hit);
-  lua_settop(L, 1);
+  lua_settop(L, 6); /* the outs stay at 5 and 6 (a custom ground's call goes above them) */
   st = ikl_ground_run(L, 1, run_raycast, &job);
   if (st != IK_OK) return luaL_error(L, "ik.ground: raycast failed (%s)", ik_status_message(st));
   if (!job.hit.hit) {
@@ -546,8 +557,8 @@ static int ground_raycast(lua_State *L) {
     return 1;
   }
   lua_pushboolean(L, 1);
-  ikl_pushvec3(L, job.hit.point);
-  ikl_pushvec3(L, job.hit.normal);
+  *ikl_outvec3(L, 5) = job.hit.point;
+  *ikl_outvec3(L, 6) = job.hit.normal;
   lua_pushnumber(L, (lua_Number)job.hit.distance);
   return 4;
 }

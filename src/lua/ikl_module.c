@@ -4,6 +4,11 @@
  * the registry under its name.
  * @module ik.core
  */
+#if !defined(_POSIX_C_SOURCE) && !defined(_WIN32)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
+#endif
+#include <time.h>
+
 #include "ikl.h"
 
 #if defined(__GNUC__)
@@ -14,6 +19,26 @@
 
 IKL_EXPORT int luaopen_ik_core(lua_State *L);
 
+/***
+ * Seconds on a monotonic wall clock, from an arbitrary origin: for timing frames.
+ * `os.clock` counts processor time, which adds up every thread of an `ik.batch`.
+ * @function clock
+ * @treturn number
+ * @usage local t0 = ik.clock()
+ * local elapsed = ik.clock() - t0
+ * assert(elapsed >= 0)
+ */
+static int ik_clock(lua_State *L) {
+#if defined(CLOCK_MONOTONIC)
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+#else
+  lua_pushnumber(L, (lua_Number)clock() / (lua_Number)CLOCKS_PER_SEC);
+#endif
+  return 1;
+}
+
 int luaopen_ik_core(lua_State *L) {
   lua_newtable(L);
   ikl_open_vec3(L);
@@ -21,11 +46,14 @@ int luaopen_ik_core(lua_State *L) {
   ikl_open_pole(L);
   ikl_open_constraint(L);
   ikl_open_chain(L);
+  ikl_open_batch(L);
   ikl_open_skeleton(L);
   ikl_open_node(L);
   ikl_open_ground(L);
   ikl_open_foot(L);
   ikl_open_watch(L);
+  lua_pushcfunction(L, ik_clock);
+  lua_setfield(L, -2, "clock");
   lua_pushliteral(L, IK_VERSION);
   lua_setfield(L, -2, "_VERSION");
   lua_pushstring(L, sizeof(ik_real) == sizeof(double) ? "double" : "float");

@@ -29,6 +29,14 @@ const ik_node *ikl_tonode(lua_State *L, int idx) {
   return &n->node;
 }
 
+ik_node *ikl_tonode_ref(lua_State *L, int idx, const int **closed) {
+  ikl_node *n = (ikl_node *)luaL_testudata(L, idx, IKL_NODE);
+  if (!n) return NULL;
+  if (n->closed) luaL_error(L, "attempt to use a closed ik.node");
+  *closed = &n->closed;
+  return &n->node;
+}
+
 /* Hangs node (at idx) from the bone, node or nil at p; the uservalue keeps the parent
  * alive. Raises with `arg` naming the caller's argument on a bad parent, changing
  * nothing. The reference is stored before the C parent pointer moves: storing it may
@@ -79,7 +87,9 @@ static int node_new(lua_State *L) {
   ik_quat rotation = ik_quat_identity();
   ikl_node *n;
   if (!lua_isnoneornil(L, 1)) {
+    static const char *const keys[] = {"position", "rotation", "parent", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    ikl_check_keys(L, 1, "ik.node", keys, "position, rotation, parent");
     ikl_optfield_vec3(L, 1, "ik.node", "position", &position);
     lua_getfield(L, 1, "rotation");
     /* Usable as ikl_checkquat has it: a huge component would fail ik_node_init. */
@@ -111,21 +121,23 @@ static int node_new(lua_State *L) {
 
 /*** World position.
  * @function get_position
+ * @tparam[opt] ik.vec3 out written and returned instead of a new vector
  * @treturn ik.vec3 */
 static int node_get_position(lua_State *L) {
   ik_vec3 p;
   ik_node_get_world(&check_node(L, 1)->node, &p, NULL);
-  ikl_pushvec3(L, p);
+  *ikl_outvec3(L, 2) = p;
   return 1;
 }
 
 /*** World rotation.
  * @function get_rotation
+ * @tparam[opt] ik.quat out written and returned instead of a new quaternion
  * @treturn ik.quat */
 static int node_get_rotation(lua_State *L) {
   ik_quat q;
   ik_node_get_world(&check_node(L, 1)->node, NULL, &q);
-  ikl_pushquat(L, q);
+  *ikl_outquat(L, 2) = q;
   return 1;
 }
 
@@ -147,21 +159,23 @@ static int node_set_rotation(lua_State *L) {
 
 /*** Position relative to the parent.
  * @function get_local_position
+ * @tparam[opt] ik.vec3 out written and returned instead of a new vector
  * @treturn ik.vec3 */
 static int node_get_local_position(lua_State *L) {
   ik_vec3 p;
   ik_node_get_local(&check_node(L, 1)->node, &p, NULL);
-  ikl_pushvec3(L, p);
+  *ikl_outvec3(L, 2) = p;
   return 1;
 }
 
 /*** Rotation relative to the parent.
  * @function get_local_rotation
+ * @tparam[opt] ik.quat out written and returned instead of a new quaternion
  * @treturn ik.quat */
 static int node_get_local_rotation(lua_State *L) {
   ik_quat q;
   ik_node_get_local(&check_node(L, 1)->node, NULL, &q);
-  ikl_pushquat(L, q);
+  *ikl_outquat(L, 2) = q;
   return 1;
 }
 

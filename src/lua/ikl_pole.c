@@ -37,7 +37,9 @@ ikl_pole *ikl_pushpole(lua_State *L, ik_vec3 position) {
 static int pole_new(lua_State *L) {
   ik_vec3 position;
   ik_real weight;
+  static const char *const keys[] = {"position", "weight", NULL};
   luaL_checktype(L, 1, LUA_TTABLE);
+  ikl_check_keys(L, 1, "ik.pole", keys, "position, weight");
   if (!ikl_optfield_vec3(L, 1, "ik.pole", "position", &position))
     return luaL_error(L, "ik.pole: bad field 'position' (vec3 expected, got nil)");
   weight = ikl_optfield_real(L, 1, "ik.pole", "weight", 1, 0, 1, "number in [0, 1]");
@@ -69,7 +71,7 @@ static int pole_index(lua_State *L) {
 
 static int pole_newindex(lua_State *L) {
   ikl_pole *p = check_open(L, 1);
-  const char *key = luaL_checkstring(L, 2);
+  const char *key = ikl_opstring(L, 2, "__newindex");
   if (strcmp(key, "position") == 0) {
     ik_vec3 v;
     if (!ikl_tovec3(L, 3, &v)) return ikl_fielderror(L, "ik.pole", "position", "vec3", 3);

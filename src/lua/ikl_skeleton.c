@@ -54,11 +54,22 @@ int ikl_tobone(lua_State *L, int idx, ik_skeleton **sk, int *bone) {
   return 1;
 }
 
+int ikl_tobone_ref(lua_State *L, int idx, ik_skeleton **sk, int *bone, const int **closed) {
+  ikl_bone *b = (ikl_bone *)luaL_testudata(L, idx, IKL_BONE);
+  if (!b) return 0;
+  if (b->owner->closed) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
+  *sk = b->owner->sk;
+  *bone = b->internal;
+  *closed = &b->owner->closed;
+  return 1;
+}
+
 /* ---- construction ---- */
 
 /* Reads spec #i (1-based, at the top of the stack) into desc; its name and parent name
  * go into the uservalue's tables (at uv). */
 static void read_bone(lua_State *L, int i, int uv, ik_bone_desc *desc) {
+  static const char *const bone_keys[] = {"name", "parent", "position", "rotation", NULL};
   const char *name;
   ik_bone_desc_init(desc);
   if (!lua_istable(L, -1)) luaL_error(L, "ik.skeleton: bone #%d: table expected, got %s", i, ikl_typename(L, -1));
@@ -75,6 +86,7 @@ static void read_bone(lua_State *L, int i, int uv, ik_bone_desc *desc) {
   lua_pop(L, 1);
   lua_rawseti(L, uv, i); /* uv[i] = name */
   lua_pushfstring(L, "ik.skeleton: bone '%s'", name);
+  ikl_check_keys(L, -2, lua_tostring(L, -1), bone_keys, "name, parent, position, rotation");
   if (!ikl_optfield_vec3(L, -2, lua_tostring(L, -1), "position", &desc->position)) desc->position = ik_vec3_zero();
   lua_getfield(L, -2, "rotation");
   if (!lua_isnil(L, -1)) {
@@ -322,23 +334,25 @@ static int skeleton_tostring(lua_State *L) {
 
 /*** World position.
  * @function get_position
+ * @tparam[opt] ik.vec3 out written and returned instead of a new vector
  * @treturn ik.vec3 */
 static int bone_get_position(lua_State *L) {
   ikl_bone *b = check_bone(L, 1);
   ik_vec3 p;
   ik_skeleton_get_world(b->owner->sk, b->internal, &p, NULL);
-  ikl_pushvec3(L, p);
+  *ikl_outvec3(L, 2) = p;
   return 1;
 }
 
 /*** World rotation.
  * @function get_rotation
+ * @tparam[opt] ik.quat out written and returned instead of a new quaternion
  * @treturn ik.quat */
 static int bone_get_rotation(lua_State *L) {
   ikl_bone *b = check_bone(L, 1);
   ik_quat q;
   ik_skeleton_get_world(b->owner->sk, b->internal, NULL, &q);
-  ikl_pushquat(L, q);
+  *ikl_outquat(L, 2) = q;
   return 1;
 }
 
@@ -362,23 +376,25 @@ static int bone_set_rotation(lua_State *L) {
 
 /*** Position relative to the parent.
  * @function get_local_position
+ * @tparam[opt] ik.vec3 out written and returned instead of a new vector
  * @treturn ik.vec3 */
 static int bone_get_local_position(lua_State *L) {
   ikl_bone *b = check_bone(L, 1);
   ik_vec3 p;
   ik_skeleton_get_local(b->owner->sk, b->internal, &p, NULL);
-  ikl_pushvec3(L, p);
+  *ikl_outvec3(L, 2) = p;
   return 1;
 }
 
 /*** Rotation relative to the parent.
  * @function get_local_rotation
+ * @tparam[opt] ik.quat out written and returned instead of a new quaternion
  * @treturn ik.quat */
 static int bone_get_local_rotation(lua_State *L) {
   ikl_bone *b = check_bone(L, 1);
   ik_quat q;
   ik_skeleton_get_local(b->owner->sk, b->internal, NULL, &q);
-  ikl_pushquat(L, q);
+  *ikl_outquat(L, 2) = q;
   return 1;
 }
 

@@ -143,10 +143,26 @@ int ikl_quat_usable(ik_quat q) {
 
 int ikl_rotation_usable(ik_quat q) { return ikl_quat_usable(q) && ik_quat_dot(q, q) > IK_TINY_LEN2; }
 
+/* What is wrong with the vec3 argument at arg (pushed), or NULL with it in *v. */
+static const char *vec3_problem(lua_State *L, int arg, ik_vec3 *v) {
+  if (!ikl_tovec3(L, arg, v)) return lua_pushfstring(L, "vec3 expected, got %s", ikl_typename(L, arg));
+  if (!ikl_vec3_usable(*v)) return "finite vec3 expected, got NaN, inf or a huge component";
+  return NULL;
+}
+
+/* What is wrong with the number argument at arg (pushed), or NULL. */
+static const char *real_problem(lua_State *L, int arg) {
+  if (lua_type(L, arg) != LUA_TNUMBER)
+    return lua_pushfstring(L, "number expected, got %s", ikl_typename(L, arg));
+  if (!ikl_is_usable(lua_tonumber(L, arg)))
+    return lua_pushfstring(L, "finite number expected, got %s", ikl_describe(L, arg));
+  return NULL;
+}
+
 ik_vec3 ikl_checkvec3(lua_State *L, int arg) {
   ik_vec3 v;
-  if (!ikl_tovec3(L, arg, &v)) ikl_typeerror(L, arg, "vec3");
-  if (!ikl_vec3_usable(v)) luaL_argerror(L, arg, "finite vec3 expected, got NaN, inf or a huge component");
+  const char *problem = vec3_problem(L, arg, &v);
+  if (problem) luaL_argerror(L, arg, problem);
   return v;
 }
 
@@ -171,11 +187,41 @@ int ikl_checkstatus(lua_State *L, ik_status st, int arg) {
 }
 
 ik_real ikl_checkreal(lua_State *L, int arg) {
-  lua_Number n;
-  if (lua_type(L, arg) != LUA_TNUMBER) ikl_typeerror(L, arg, "number");
-  n = lua_tonumber(L, arg);
-  if (!ikl_is_usable(n)) luaL_argerror(L, arg, lua_pushfstring(L, "finite number expected, got %s", ikl_describe(L, arg)));
-  return (ik_real)n;
+  const char *problem = real_problem(L, arg);
+  if (problem) luaL_argerror(L, arg, problem);
+  return (ik_real)lua_tonumber(L, arg);
+}
+
+int ikl_operror(lua_State *L, int arg, const char *op, const char *msg) {
+  return luaL_error(L, "bad argument #%d to '%s' (%s)", arg, op, msg);
+}
+
+ik_vec3 ikl_opvec3(lua_State *L, int arg, const char *op) {
+  ik_vec3 v;
+  const char *problem = vec3_problem(L, arg, &v);
+  if (problem) ikl_operror(L, arg, op, problem);
+  return v;
+}
+
+ik_real ikl_opreal(lua_State *L, int arg, const char *op) {
+  const char *problem = real_problem(L, arg);
+  if (problem) ikl_operror(L, arg, op, problem);
+  return (ik_real)lua_tonumber(L, arg);
+}
+
+const char *ikl_opstring(lua_State *L, int arg, const char *op) {
+  const char *s = lua_tostring(L, arg);
+  if (!s) ikl_operror(L, arg, op, lua_pushfstring(L, "string expected, got %s", ikl_typename(L, arg)));
+  return s;
+}
+
+int ikl_checkindex(lua_State *L, int arg, int last) {
+  lua_Number n = lua_tonumber(L, arg);
+  if (n == 0 && !lua_isnumber(L, arg)) ikl_typeerror(L, arg, "number");
+  if (!(n >= -0x1p63 && n < 0x1p63) || n != floor(n))
+    luaL_argerror(L, arg, "number has no integer representation");
+  if (n < 1 || n > last) luaL_argerror(L, arg, lua_pushfstring(L, "index out of range: 1..%d", last));
+  return (int)n - 1;
 }
 
 ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def,

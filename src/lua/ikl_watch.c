@@ -209,12 +209,17 @@ static int watch_new(lua_State *L) {
   int backend = 0;
   ikl_watch *w;
   if (!lua_isnoneornil(L, 1)) {
+    static const char *const keys[] = {"backend", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
+    ikl_check_keys(L, 1, "ik.watch", keys, "backend");
     lua_getfield(L, 1, "backend");
     if (!lua_isnil(L, -1)) {
       const char *s = lua_tostring(L, -1);
       for (backend = 0; backends[backend]; backend++)
         if (lua_type(L, -1) == LUA_TSTRING && strcmp(s, backends[backend]) == 0) break;
+      if (!backends[backend] && lua_type(L, -1) == LUA_TSTRING) /* the name, as ik.chain's solver says it */
+        return luaL_error(L, "ik.watch: bad field 'backend' (\"auto\", \"inotify\" or \"poll\" expected, "
+                             "got '%s')", s);
       if (!backends[backend])
         return ikl_fielderror(L, "ik.watch", "backend", "\"auto\", \"inotify\" or \"poll\"", -1);
     }

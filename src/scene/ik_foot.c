@@ -193,11 +193,19 @@ ik_status ik_foot_deficit(const ik_foot_params *params, const ik_ground *ground,
 ik_status ik_foot_update(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
                          ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
                          ik_foot_result *out) {
-  ik_status st = ik_foot_validate(params, state, ground, animated_position, animated_rotation, dt, out, NULL);
+  const ik_status st =
+      ik_foot_validate(params, state, ground, animated_position, animated_rotation, dt, out, NULL);
+  if (st != IK_OK) return st;
+  return ik__foot_update_valid(params, state, ground, animated_position, animated_rotation, dt, out);
+}
+
+ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
+                                ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
+                                ik_foot_result *out) {
+  ik_status st;
   ik_vec3 up_ws, goal_offset_ws;
   ik_quat goal_rotation_ws;
   foot_probe probe;
-  if (st != IK_OK) return st;
   up_ws = ik_vec3_normalize(params->up);
   /* The ray first: a failing custom ground must leave the state as it was. */
   if ((st = probe_ground(params, ground, animated_position, up_ws, &probe)) != IK_OK) return st;

@@ -341,8 +341,11 @@ typedef struct sah_bin {
 } sah_bin;
 
 static int bin_of(ik_real center, ik_real cmin, ik_real scale) {
-  const int b = (int)((center - cmin) * scale);
-  return b < 0 ? 0 : (b >= SAH_BINS ? SAH_BINS - 1 : b);
+  /* Clamped before the conversion: a denormal extent makes scale infinite, and 0 * inf
+   * is NaN, which (like inf) has no int to convert to (found by fuzz_core). */
+  const ik_real b = (center - cmin) * scale;
+  if (!(b > 0)) return 0;
+  return b < (ik_real)SAH_BINS ? (int)b : SAH_BINS - 1;
 }
 
 /* Best binned-SAH split of ids[0, count) over the three axes, binned in one pass.
@@ -609,8 +612,19 @@ static int ray_triangle(ik_vec3 o, ik_vec3 d, ik_vec3 v0, ik_vec3 e1, ik_vec3 e2
 }
 
 /* Unit normal of the surface spanned by e1, e2, facing against d. */
+/* e divided by its largest component (in magnitude): the cross product of two of these
+ * neither overflows nor underflows, whatever the ground's scale (edges near
+ * IK_REAL_MAX_COORD have a cross product whose square is infinite, tiny ones one whose
+ * square is zero, and either normalised to the zero vector). */
+static ik_vec3 scaled_edge(ik_vec3 e) {
+  ik_real m = ik_fabs(e.x);
+  if (ik_fabs(e.y) > m) m = ik_fabs(e.y);
+  if (ik_fabs(e.z) > m) m = ik_fabs(e.z);
+  return m > 0 ? ik_vec3_make(e.x / m, e.y / m, e.z / m) : e;
+}
+
 static ik_vec3 facing_normal(ik_vec3 e1, ik_vec3 e2, ik_vec3 d) {
-  const ik_vec3 n = ik_vec3_normalize(ik_vec3_cross(e1, e2));
+  const ik_vec3 n = ik_vec3_normalize(ik_vec3_cross(scaled_edge(e1), scaled_edge(e2)));
   return ik_vec3_dot(n, d) > 0 ? ik_vec3_neg(n) : n;
 }
 

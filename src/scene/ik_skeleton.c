@@ -22,6 +22,9 @@ typedef struct ik__bone {
   /* Scratch slot: the lazy update stacks the dirty path here, one entry per bone, so
    * reading needs neither recursion nor a caller buffer. */
   int path;
+  /* One past the last bone of its subtree: its descendants all lie between it and this
+   * (parents come first), so marking them dirty scans no further. */
+  int subtree_end;
 } ik__bone;
 
 struct ik_skeleton {
@@ -126,6 +129,13 @@ ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones
     b->rotation_ls = b->rest_rotation_ls;
     b->position_ws = ik_vec3_zero();
     b->rotation_ws = ik_quat_identity();
+    b->subtree_end = i + 1;
+  }
+  /* Backwards, children before parents: each end is final before its parent reads it. */
+  for (i = bone_count - 1; i > 0; i--) {
+    ik__bone *parent = sk->bones[i].parent >= 0 ? &sk->bones[sk->bones[i].parent] : NULL;
+    if (parent && parent->subtree_end < sk->bones[i].subtree_end)
+      parent->subtree_end = sk->bones[i].subtree_end;
   }
   mark_all_dirty(sk);
   *out = sk;
@@ -187,10 +197,10 @@ static void mark_dirty(ik_skeleton *sk, int bone) {
    * chain root first. */
   if (b->dirty) return;
   b->dirty = 1;
-  /* Descendants are not contiguous in a parents-first order, but they all come later
-   * and their parents before them: one forward pass finds them. A bone that was clean
+  /* Descendants are not contiguous in a parents-first order, but they all come later,
+   * before subtree_end, and their parents before them: one forward pass finds them. A bone that was clean
    * with a dirty parent can only be in this subtree (the invariant). */
-  for (i = bone + 1; i < sk->count; i++) {
+  for (i = bone + 1; i < b->subtree_end; i++) {
     ik__bone *c = &sk->bones[i];
     if (!c->dirty && c->parent >= 0 && sk->bones[c->parent].dirty) { /* roots have none */
       c->dirty = 1;

@@ -18,11 +18,21 @@
 -- price of the call itself, validation and result included. bench_call (C) prints the C
 -- job's own figure for the same.
 --
+-- Then the batch table: ns per chain when 10,000 chains are solved in one `b:solve()`
+-- (ik.batch, at 1 and 2 threads), against the same chains solved one `c:solve()` at a
+-- time, and (10-joint chains) against plain Lua. Ten-joint chains take the workload
+-- above, one target each; two-bone limbs (3 joints, a pole) targets at 0.1 to 0.95 of
+-- their reach. Every chain is `deterministic`, so each solve starts from the straight
+-- pose it was made in: a cold start with nothing to restore from Lua (plain Lua's
+-- restore is timed apart and subtracted, as above). Times are wall-clock (`ik.clock`:
+-- os.clock would add up the threads), median of the repetitions.
+--
 --   scripts/env --build build/release lua5.4 tests/bench/bench_lua.lua
 --   scripts/env --lua jit --build build/release luajit tests/bench/bench_lua.lua
--- Options: --quick (50 targets, 1 repetition: the test suite's smoke run), --reps N,
--- --targets N. Exits 1 when the two disagree on mean iterations (they run the same
--- algorithm), 2 on bad options.
+-- Options: --quick (50 targets, 200 batched chains, 1 repetition: the test suite's
+-- smoke run), --reps N, --targets N, --batch N (chains per batch). Exits 1 when two
+-- ways of solving disagree on iterations (they run the same algorithm), 2 on bad
+-- options.
 
 local clock = os.clock
 local unpack = table.unpack or unpack
@@ -33,25 +43,25 @@ local ik = require("ik")
 local here = (arg and arg[0] or ""):match("^(.*[/\\])") or "./"
 local plain_fabrik = dofile(here .. "plain_fabrik.lua")
 
-local reps, ntargets, quick = 5, 1000, false
+local reps, ntargets, nbatch, quick = 5, 1000, 10000, false
 do
   local i = 1
   while arg and arg[i] do
     local a = arg[i]
     if a == "--quick" then
-      reps, ntargets, quick = 1, 50, true
-    elseif (a == "--reps" or a == "--targets") and tonumber(arg[i + 1]) then
+      reps, ntargets, nbatch, quick = 1, 50, 200, true
+    elseif (a == "--reps" or a == "--targets" or a == "--batch") and tonumber(arg[i + 1]) then
       local v = math.floor(tonumber(arg[i + 1]))
-      if a == "--reps" then reps = v else ntargets = v end
+      if a == "--reps" then reps = v elseif a == "--targets" then ntargets = v else nbatch = v end
       i = i + 1
     else
-      io.stderr:write("usage: bench_lua.lua [--quick] [--reps N] [--targets N]\n")
+      io.stderr:write("usage: bench_lua.lua [--quick] [--reps N] [--targets N] [--batch N]\n")
       os.exit(2)
     end
     i = i + 1
   end
-  if reps < 1 or ntargets < 1 then
-    io.stderr:write("bench_lua.lua: reps and targets must be at least 1\n")
+  if reps < 1 or ntargets < 1 or nbatch < 1 then
+    io.stderr:write("bench_lua.lua: reps, targets and batch must be at least 1\n")
     os.exit(2)
   end
 end
@@ -197,7 +207,7 @@ for _, n in ipairs({ 3, 10, 100 }) do
     "-", "-" }
   if has_chain then
     local c = ik.chain{ positions = w.rest_list, solver = "fabrik", iterations = MAX_ITERATIONS,
-                        tolerance = w.tolerance }
+                        tolerance = w.tolerance, mode = "plain" }
     local chain_total, chain_its = median_time(pass_chain, w, c)
     local chain_restore = median_time(pass_chain_restore, w, c)
     local chain_solve = math.max(chain_total - chain_restore, 0)
@@ -221,7 +231,130 @@ end
 print()
 print("solves/s: the solve alone (restore timed separately and subtracted); ratio = c:solve / plain;")
 print("restore: ns per restore of the straight pose; 0-it: ns per c:solve already on target")
+
+-- ---- batch: many chains per call ----
+
+local has_batch = type(ik.batch) == "function" and type(ik.clock) == "function"
+
+-- Median wall seconds of fn() over reps, after an untimed warm-up call whose result is
+-- returned.
+local function median_wall(fn)
+  local result = fn()
+  local times = {}
+  for r = 1, reps do
+    collectgarbage()
+    local t0 = ik.clock()
+    fn()
+    times[r] = ik.clock() - t0
+  end
+  table.sort(times)
+  return times[math.floor(reps / 2) + 1], result
+end
+
+-- count chains of n joints (10: FABRIK; 3: two-bone with a pole), each with its own
+-- target from the workload's, all starting every solve from the straight pose.
+local function make_chains(n, count)
+  local w = make_workload(n, count)
+  local chains = {}
+  for i = 1, count do
+    if n == 3 then
+      chains[i] = ik.chain{ positions = w.rest_list, solver = "two_bone", tolerance = w.tolerance,
+                            pole = { 1, 1, 1 }, deterministic = true, target = w.tlist[i] }
+    else
+      chains[i] = ik.chain{ positions = w.rest_list, solver = "fabrik", iterations = MAX_ITERATIONS,
+                            tolerance = w.tolerance, deterministic = true, target = w.tlist[i],
+                            mode = "plain" }
+    end
+  end
+  return chains, w
+end
+
+local function batch_pass(b)
+  return function()
+    b:solve()
+    local iterations = 0
+    for i = 1, #b do
+      local _, _, it = b:result(i)
+      iterations = iterations + it
+    end
+    return iterations
+  end
+end
+
+local function one_by_one_pass(chains)
+  return function()
+    local iterations = 0
+    for i = 1, #chains do
+      local _, _, it = chains[i]:solve()
+      iterations = iterations + it
+    end
+    return iterations
+  end
+end
+
+if has_batch then
+  print()
+  print(string.format("ik.batch: %d chains per call, ns per chain, wall clock (ik.clock), median of %d",
+    nbatch, reps))
+  print(string.format("%-10s %10s %10s %10s %10s %9s %9s %9s %8s", "chains", "batch 1t", "batch 2t",
+    "c:solve", "plain", "1t/solve", "2t/solve", "2t/plain", "mean it"))
+  for _, n in ipairs({ 10, 3 }) do
+    local chains, w = make_chains(n, nbatch)
+    local per = 1e9 / nbatch
+    local one_time, one_its = median_wall(one_by_one_pass(chains))
+    local b1 = ik.batch{ chains = chains, threads = 1 }
+    local b2 = ik.batch{ chains = chains, threads = 2 }
+    local t1, its1 = median_wall(batch_pass(b1))
+    local t2, its2 = median_wall(batch_pass(b2))
+    b1:close()
+    b2:close()
+    local cells = { n == 3 and "two-bone" or "10-joint", string.format("%8.0fns", t1 * per),
+      string.format("%8.0fns", t2 * per), string.format("%8.0fns", one_time * per), "-",
+      string.format("%8.2fx", one_time / t1), string.format("%8.2fx", one_time / t2), "-",
+      string.format("%8.2f", one_its / nbatch) }
+    -- The batch is chain:solve on each chain, bit for bit: the same iterations exactly.
+    if its1 ~= one_its or its2 ~= one_its then
+      disagree = true
+      cells[9] = cells[9] .. "!"
+    end
+    if n == 10 then
+      local p = {}
+      local rest, targets, len, tol, m = w.rest_flat, w.tflat, w.len, w.tolerance, 3 * n
+      local plain_time, plain_its = median_wall(function()
+        local iterations = 0
+        for t = 1, nbatch do
+          for k = 1, m do p[k] = rest[k] end
+          local _, it = plain_fabrik(p, len, n, targets[3 * t - 2], targets[3 * t - 1], targets[3 * t],
+            MAX_ITERATIONS, tol)
+          iterations = iterations + it
+        end
+        return iterations
+      end)
+      local restore_time = median_wall(function()
+        for _ = 1, nbatch do
+          for k = 1, m do p[k] = rest[k] end
+        end
+      end)
+      plain_time = math.max(plain_time - restore_time, 1e-9)
+      cells[5] = string.format("%8.0fns", plain_time * per)
+      cells[8] = string.format("%8.2fx", plain_time / t2)
+      if math.abs(plain_its - one_its) > 0.02 * plain_its + 0.05 * nbatch then
+        disagree = true
+        cells[9] = cells[9] .. "!"
+      end
+    end
+    print(string.format("%-10s %10s %10s %10s %10s %9s %9s %9s %8s", unpack(cells)))
+    for _, c in ipairs(chains) do c:close() end
+  end
+  print()
+  print("batch 1t/2t: one b:solve() over all chains on 1/2 threads; c:solve: the same chains one call")
+  print("at a time; plain: FABRIK in plain Lua (restore subtracted); ratios: speed-ups (higher is better)")
+else
+  print()
+  print("ik.batch is not in this build of ik.core: no batch table")
+end
+
 if disagree then
-  print("FAIL: c:solve and plain Lua disagree on mean iterations (marked !)")
+  print("FAIL: two ways of solving disagree on iterations (marked !)")
   os.exit(1)
 end

@@ -8,11 +8,18 @@
  * restored before each solve, for every solver alike). Each figure is the median of 5
  * timed repetitions. `--quick` runs a small version (the test suite uses it so this file
  * cannot rot); `--reps N` and `--targets N` override the counts.
+ *
+ * FABRIK runs in both modes: "fabrik" is IK_FABRIK_PLAIN (the sweeps alone, as the
+ * baseline), "fabrik_ref" IK_FABRIK_REFINED. Besides speed and convergence, "spread"
+ * says how natural the poses are: the standard deviation of the bend angles at the
+ * inner joints (radians), averaged over the targets; a solver that zig-zags has a
+ * larger one.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include "baseline_fabrik.h"
@@ -32,11 +39,12 @@ typedef struct workload {
 } workload;
 
 typedef struct stats {
-  double solves_per_s, mean_iterations, reached_fraction, mean_error;
+  double solves_per_s, mean_iterations, reached_fraction, mean_error, mean_spread;
 } stats;
 
-typedef enum solver { S_BASELINE, S_FABRIK, S_CCD, S_DLS, S_TWO_BONE, S_COUNT } solver;
-static const char *const solver_names[S_COUNT] = {"baseline", "fabrik", "ccd", "dls", "two_bone"};
+typedef enum solver { S_BASELINE, S_FABRIK, S_FABRIK_REFINED, S_CCD, S_DLS, S_TWO_BONE, S_COUNT } solver;
+static const char *const solver_names[S_COUNT] = {"baseline", "fabrik", "fabrik_ref",
+                                                  "ccd",      "dls",    "two_bone"};
 
 static void make_workload(workload *w, int joints, int targets) {
   unsigned long long seed = 0x1b96a6b623bbcd8bull;
@@ -56,13 +64,31 @@ static void make_workload(workload *w, int joints, int targets) {
   }
 }
 
-/* One pass over every target; returns the stats of that pass (time excluded). */
-static void run_pass(const workload *w, solver s, stats *st) {
+/* Standard deviation of the bend angles at the inner joints (0 with fewer than two). */
+static double bend_spread(const ik_vec3 *p, int count) {
+  double sum = 0, sum2 = 0, mean, var;
+  int i;
+  if (count < 4) return 0;
+  for (i = 1; i + 1 < count; i++) {
+    ik_vec3 a = ik_vec3_sub(p[i], p[i - 1]), b = ik_vec3_sub(p[i + 1], p[i]);
+    double c = (double)ik_vec3_dot(a, b) / ((double)ik_vec3_len(a) * (double)ik_vec3_len(b));
+    double bend = acos(c > 1 ? 1 : c < -1 ? -1 : c);
+    sum += bend;
+    sum2 += bend * bend;
+  }
+  mean = sum / (count - 2);
+  var = sum2 / (count - 2) - mean * mean;
+  return sqrt(var > 0 ? var : 0);
+}
+
+/* One pass over every target; returns the stats of that pass (time excluded). The pose
+ * figures are measured only when `poses` is set: the timed passes leave them out. */
+static void run_pass(const workload *w, solver s, int poses, stats *st) {
   ik_vec3 p[MAX_JOINTS];
   ik_real len[MAX_JOINTS];
   ik_chain chain;
   long iterations = 0, reached = 0;
-  double error = 0;
+  double error = 0, spread = 0;
   int t;
   memcpy(len, w->lengths, sizeof len);
   ik_chain_init(&chain, p, w->joints, len);
@@ -77,9 +103,11 @@ static void run_pass(const workload *w, solver s, stats *st) {
         r.distance = ik_vec3_dist(p[w->joints - 1], w->target[t]);
         break;
       }
-      case S_FABRIK: {
+      case S_FABRIK:
+      case S_FABRIK_REFINED: {
         ik_fabrik_job job;
         ik_fabrik_job_init(&job, &chain, w->target[t]);
+        job.mode = s == S_FABRIK ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
         job.tolerance = w->tolerance;
         job.max_iterations = 20;
         ik_fabrik_run(&job);
@@ -120,21 +148,23 @@ static void run_pass(const workload *w, solver s, stats *st) {
     iterations += r.iterations;
     reached += r.reached;
     error += (double)r.distance;
+    if (poses) spread += bend_spread(p, w->joints);
   }
   st->mean_iterations = (double)iterations / w->targets;
   st->reached_fraction = (double)reached / w->targets;
   st->mean_error = error / w->targets;
+  st->mean_spread = spread / w->targets;
 }
 
 static stats measure(const workload *w, solver s, int reps) {
   double rate[MAX_REPS];
   stats st;
   int k;
-  run_pass(w, s, &st); /* warm-up, and the (deterministic) quality figures */
+  run_pass(w, s, 1, &st); /* warm-up, and the (deterministic) quality figures */
   for (k = 0; k < reps; k++) {
     stats ignored;
     double t0 = bench_now_s();
-    run_pass(w, s, &ignored);
+    run_pass(w, s, 0, &ignored);
     rate[k] = w->targets / (bench_now_s() - t0);
   }
   st.solves_per_s = bench_median(rate, reps);
@@ -165,8 +195,8 @@ int main(int argc, char **argv) {
   printf("ik_real = %s; %d targets, tolerance 1e-4 x length, <= 20 iterations, cold start; "
          "median of %d\n\n",
          sizeof(ik_real) == sizeof(double) ? "double" : "float", targets, reps);
-  printf("%-7s %-9s %14s %10s %9s %11s %12s\n", "joints", "solver", "solves/s", "vs base", "mean it",
-         "reached", "mean error");
+  printf("%-7s %-10s %14s %10s %9s %11s %12s %8s\n", "joints", "solver", "solves/s", "vs base", "mean it",
+         "reached", "mean error", "spread");
   for (i = 0; i < 3; i++) {
     stats base;
     make_workload(&w, sizes[i], targets);
@@ -174,8 +204,9 @@ int main(int argc, char **argv) {
     for (k = 0; k < S_COUNT; k++) {
       stats st = k == S_BASELINE ? base : measure(&w, (solver)k, reps);
       if (k == S_TWO_BONE && sizes[i] != 3) continue;
-      printf("%-7d %-9s %14.0f %9.2fx %9.2f %10.1f%% %12.3g\n", sizes[i], solver_names[k], st.solves_per_s,
-             st.solves_per_s / base.solves_per_s, st.mean_iterations, 100 * st.reached_fraction, st.mean_error);
+      printf("%-7d %-10s %14.0f %9.2fx %9.2f %10.1f%% %12.3g %8.4f\n", sizes[i], solver_names[k],
+             st.solves_per_s, st.solves_per_s / base.solves_per_s, st.mean_iterations,
+             100 * st.reached_fraction, st.mean_error, st.mean_spread);
     }
     printf("\n");
   }

@@ -63,7 +63,7 @@ static void random_solves_keep_lengths_root_and_an_honest_result(void **state) {
   t_rng r = t_rng_make(101);
   int k;
   (void)state;
-  for (k = 0; k < 300; k++) {
+  for (k = 0; k < t_cases(300); k++) {
     int count = t_int(&r, 2, 100);
     ik_real total;
     t_random_chain(&r, f.p, f.len, count, 0.1, 2, 1.0);
@@ -203,7 +203,7 @@ static void constraints_hold_after_every_solve(void **state) {
   int k, i;
   (void)state;
   t_straight_chain(rest, n, 1);
-  for (k = 0; k < 300; k++) {
+  for (k = 0; k < t_cases(300); k++) {
     if (k % 10 == 0) memcpy(f.p, rest, sizeof(ik_vec3) * n); /* else warm start */
     ik_measure_lengths(rest, n, f.len);
     for (i = 0; i + 1 < n; i++) {
@@ -372,7 +372,7 @@ static void planar_chain_and_target_stay_in_their_plane(void **state) {
   t_rng r = t_rng_make(505);
   int k, i;
   (void)state;
-  for (k = 0; k < 400; k++) {
+  for (k = 0; k < t_cases(400); k++) {
     ik_quat frame = k % 2 ? t_unit_quat(&r) : ik_quat_identity();
     ik_vec3 normal = ik_quat_rotate(frame, ik_vec3_make(0, 0, 1));
     int n = t_int(&r, 3, 40);

@@ -261,6 +261,43 @@ static void frames_match_the_constraint_pass(void **state) {
   assert_int_equal(ik_chain_constraint_frames(NULL, f), 0);
 }
 
+/* A hinge of zero range whose parent bone is turned nearly half round from its rest
+ * direction: the frame carried by from-to rotations is ill-conditioned there, and the
+ * constraint pass used to carry it with the clamped direction while a measuring walk
+ * uses the placed bone, so the solved pose broke its own hinge by 0.1 rad as measured
+ * (found by fuzz_core). The pass now goes on from the bone as placed. */
+static void constraint_pass_holds_as_measured_near_a_half_turn(void **state) {
+#ifndef IK_REAL_FLOAT /* the case is double's rounding */
+  ik_vec3 q[4] = {{-0x1.921fb54442d18p+1, 0x1.9b48p+5, 0x1.d724p+6},
+                  {-0x1.921f82c2198d2p+1, 0x1.9b47cf5b191a8p+5, 0x1.d723c4d2a0959p+6},
+                  {-0x1.91f18a4a8a578p+1, 0x1.9b1b8944f2356p+5, 0x1.d6ede886c8b51p+6},
+                  {-0x1.91fc38ec85687p+1, 0x1.9b1b28217915dp+5, 0x1.d6ed9689c8566p+6}};
+  const ik_vec3 r[4] = {{-0x1.921fb54442d18p+1, 0x1.9b48p+5, 0x1.d724p+6},
+                        {-0x1.13443d8e970a8p+3, 0x1.9aee0980828abp+5, 0x1.ec318e2210f5dp+6},
+                        {-0x1.ad54b4c2bc262p+3, 0x1.9a9eb78509e9ap+5, 0x1.fec18632c09cp+6},
+                        {0x1.dc08p+6, 0, 0}};
+  ik_real lengths[3] = {0x1p-12, 0x1.d2p-5, 0x1p-11};
+  ik_constraint c[3];
+  ik_chain ch;
+  ik_fabrik_job job;
+  (void)state;
+  memset(c, 0, sizeof c);
+  c[2].type = IK_CONSTRAINT_HINGE;
+  c[2].axis = ik_vec3_make(0, 0, 1);
+  ik_chain_init(&ch, q, 4, lengths);
+  ch.constraints = c;
+  ch.rest_positions = r;
+  ch.base_direction = ik_vec3_make(0x1p-7, 0, -1);
+  ch.base_rotation = ik_quat_make(1, 0, 0, 0);
+  ik_fabrik_job_init(&job, &ch, q[0]);
+  job.max_iterations = 1;
+  assert_int_equal(ik_fabrik_run(&job), IK_OK);
+  assert_true(ik_chain_constraint_violation(&ch, NULL) <= (ik_real)(T_EPS));
+#else
+  (void)state;
+#endif
+}
+
 /* Not validated: with a hinge but no rest pose to give its axis in, there is nothing to
  * measure, and the answer is 0 (it used to read through the NULL rest pose). */
 static void violation_without_rest_positions_is_zero(void **state) {
@@ -355,6 +392,22 @@ static void blend_keeps_the_root(void **state) {
   assert_near(ik_vec3_dist(to[1], to[2]), 1, T_EPS);
 }
 
+/* Bones valid but too short for a direction to be normalised (below IK_REAL_EPSILON)
+ * collapsed to nothing in the blend (found by fuzz_core): they keep their solved length. */
+static void blend_keeps_bones_too_short_for_a_direction(void **state) {
+#ifdef IK_REAL_FLOAT
+  const ik_real tiny = (ik_real)1e-10; /* float's squares of 1e-30 underflow: no length at all */
+#else
+  const ik_real tiny = (ik_real)1e-30;
+#endif
+  const ik_vec3 from[3] = {{0, 0, 0}, {0, tiny, 0}, {0, 2 * tiny, 0}};
+  ik_vec3 to[3] = {{0, 0, 0}, {tiny, 0, 0}, {tiny, tiny, 0}};
+  int i;
+  (void)state;
+  ik_blend_chain(from, to, 3, (ik_real)0.5);
+  for (i = 0; i < 2; i++) assert_near(ik_vec3_dist(to[i], to[i + 1]), tiny, 1e-6 * (double)tiny);
+}
+
 static void blend_weight_zero_one_and_half(void **state) {
   ik_vec3 from[3] = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
   ik_vec3 to[3] = {{0, 0, 0}, {0, 1, 0}, {0, 2, 0}};
@@ -381,11 +434,13 @@ int main(void) {
       cmocka_unit_test_setup(bone_zero_is_free_without_a_base_direction, setup),
       cmocka_unit_test_setup(hinge_axis_is_carried_by_the_parent_bone, setup),
       cmocka_unit_test_setup(frames_match_the_constraint_pass, setup),
+      cmocka_unit_test_setup(constraint_pass_holds_as_measured_near_a_half_turn, setup),
       cmocka_unit_test_setup(violation_without_rest_positions_is_zero, setup),
       cmocka_unit_test_setup(reach_beyond_range_is_refused, setup),
       cmocka_unit_test_setup(solved_poses_stay_within_range, setup),
       cmocka_unit_test_setup(blend_keeps_the_root, setup),
       cmocka_unit_test_setup(blend_weight_zero_one_and_half, setup),
+      cmocka_unit_test_setup(blend_keeps_bones_too_short_for_a_direction, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

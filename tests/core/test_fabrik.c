@@ -1,4 +1,6 @@
-/* FABRIK: the seed's behaviours, its pitfalls by name, and the job protocol. */
+/* FABRIK: the seed's behaviours, its pitfalls by name, and the job protocol, each in
+ * both modes (the whole list runs twice); then what refined mode adds. Convergence
+ * figures, plain against refined, are test_convergence.c's. */
 #include <string.h>
 
 #include "test_util.h"
@@ -20,7 +22,13 @@ static void straight(fixture *f, int count, ik_vec3 target) {
   ik_fabrik_job_init(&f->job, &f->chain, target);
 }
 
-static ik_status solve(fixture *f) { return ik_fabrik_run(&f->job); }
+/* The mode the list runs in (set by its group's setup). */
+static ik_fabrik_mode fabrik_mode = IK_FABRIK_PLAIN;
+
+static ik_status solve(fixture *f) {
+  f->job.mode = fabrik_mode;
+  return ik_fabrik_run(&f->job);
+}
 
 static void assert_lengths_and_root(const fixture *f, ik_vec3 root) {
   assert_near(t_max_length_error(f->p, f->len, f->job.chain.count), 0, T_LEN_REL);
@@ -248,7 +256,10 @@ static void constrained_chain_that_cannot_reach_says_so(void **state) {
   fixture f;
   ik_constraint cons[3];
   (void)state;
-  straight(&f, 4, ik_vec3_make(-1, 0.5, 0)); /* behind the root */
+  /* Behind the root, and out of reach of every pose the cone allows: bone 0 ends within
+   * 0.3 rad of +X, at least 2.46 from the target, and two bones reach 2. (At (-1, 0.5)
+   * it is 1.97 from the farthest such end: reachable, and refined mode reaches it.) */
+  straight(&f, 4, ik_vec3_make(-1.5, 0.5, 0));
   memset(cons, 0, sizeof cons);
   cons[0].type = IK_CONSTRAINT_CONE;
   cons[0].angle = (ik_real)0.3;
@@ -309,6 +320,104 @@ static void validation_names_the_field_and_index(void **state) {
   assert_int_equal(ik_fabrik_validate(&f.job, NULL), IK_OK);
 }
 
+static void mode_is_validated(void **state) {
+  fixture f;
+  ik_vec3 before[5];
+  ik_error err;
+  (void)state;
+  straight(&f, 5, ik_vec3_make(1, 1, 0));
+  memcpy(before, f.p, sizeof before);
+  assert_int_equal(f.job.mode, IK_FABRIK_REFINED); /* the default */
+  f.job.mode = (ik_fabrik_mode)(IK_FABRIK_REFINED + 1);
+  assert_int_equal(ik_fabrik_validate(&f.job, &err), IK_E_PARAMETER);
+  assert_string_equal(err.field, "mode");
+  assert_int_equal(err.index, -1);
+  assert_int_equal(ik_fabrik_run(&f.job), IK_E_PARAMETER);
+  assert_memory_equal(before, f.p, sizeof before);
+  f.job.mode = (ik_fabrik_mode)-1;
+  assert_int_equal(ik_fabrik_validate(&f.job, NULL), IK_E_PARAMETER);
+  f.job.mode = IK_FABRIK_PLAIN;
+  assert_int_equal(ik_fabrik_validate(&f.job, NULL), IK_OK);
+}
+
+/* Solves the same job in both modes; positions out in plain_p and refined_p. */
+static void solve_both(int count, ik_vec3 target, int max_iterations, ik_vec3 *plain_p, ik_vec3 *refined_p,
+                       ik_result *plain_r, ik_result *refined_r) {
+  fixture f;
+  straight(&f, count, target);
+  f.job.max_iterations = max_iterations;
+  f.job.tolerance = (ik_real)1e-4 * (ik_real)(count - 1);
+  f.job.mode = IK_FABRIK_PLAIN;
+  assert_int_equal(ik_fabrik_run(&f.job), IK_OK);
+  memcpy(plain_p, f.p, sizeof(ik_vec3) * (size_t)count);
+  *plain_r = f.job.result;
+  straight(&f, count, target);
+  f.job.max_iterations = max_iterations;
+  f.job.tolerance = (ik_real)1e-4 * (ik_real)(count - 1);
+  f.job.mode = IK_FABRIK_REFINED;
+  assert_int_equal(ik_fabrik_run(&f.job), IK_OK);
+  memcpy(refined_p, f.p, sizeof(ik_vec3) * (size_t)count);
+  *refined_r = f.job.result;
+}
+
+/* Root at the origin, every bone 1 long (what straight() builds). */
+static void assert_unit_bones(const ik_vec3 *p, int count) {
+  ik_real ones[MAXJ];
+  int i;
+  for (i = 0; i + 1 < count; i++) ones[i] = 1;
+  assert_near(t_max_length_error(p, ones, count), 0, T_LEN_REL);
+  assert_vec3_near(p[0], ik_vec3_zero(), 0);
+}
+
+/* Half of a budget of 1 is no room for a polish step: refined is the plain sweep. */
+static void refined_with_one_iteration_is_one_plain_sweep(void **state) {
+  ik_vec3 plain_p[10], refined_p[10];
+  ik_result plain_r, refined_r;
+  (void)state;
+  solve_both(10, ik_vec3_make(3, 4, 2), 1, plain_p, refined_p, &plain_r, &refined_r);
+  assert_memory_equal(plain_p, refined_p, sizeof plain_p);
+  assert_int_equal(refined_r.iterations, 1);
+  assert_false(refined_r.reached);
+}
+
+/* A budget of 2 is one sweep and one polish step, and the step gets closer than a
+ * second sweep does; both count. */
+static void refined_with_two_iterations_sweeps_then_polishes(void **state) {
+  ik_vec3 plain_p[10], refined_p[10];
+  ik_result plain_r, refined_r;
+  (void)state;
+  solve_both(10, ik_vec3_make(3, 4, 2), 2, plain_p, refined_p, &plain_r, &refined_r);
+  assert_int_equal(plain_r.iterations, 2);
+  assert_int_equal(refined_r.iterations, 2);
+  assert_true(refined_r.distance < (ik_real)0.5 * plain_r.distance);
+  assert_unit_bones(refined_p, 10);
+}
+
+/* With room for it, the polish finishes what the sweeps leave: a 30-joint chain near
+ * full reach, where plain sweeps crawl. */
+static void refined_reaches_where_plain_crawls(void **state) {
+  ik_vec3 plain_p[30], refined_p[30];
+  ik_result plain_r, refined_r;
+  (void)state;
+  solve_both(30, ik_vec3_make(-10, 24, 5), 20, plain_p, refined_p, &plain_r, &refined_r);
+  assert_false(plain_r.reached);
+  assert_true(refined_r.reached);
+  assert_true(refined_r.iterations < 20);
+  assert_unit_bones(refined_p, 30);
+}
+
+static int in_plain_mode(void **state) {
+  (void)state;
+  fabrik_mode = IK_FABRIK_PLAIN;
+  return 0;
+}
+
+static int in_refined_mode(void **state) {
+  (void)state;
+  fabrik_mode = IK_FABRIK_REFINED;
+  return 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reaches_a_bent_target),
@@ -330,5 +439,13 @@ int main(void) {
       cmocka_unit_test(refused_job_changes_nothing),
       cmocka_unit_test(validation_names_the_field_and_index),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const struct CMUnitTest refined_tests[] = {
+      cmocka_unit_test(mode_is_validated),
+      cmocka_unit_test(refined_with_one_iteration_is_one_plain_sweep),
+      cmocka_unit_test(refined_with_two_iterations_sweeps_then_polishes),
+      cmocka_unit_test(refined_reaches_where_plain_crawls),
+  };
+  int failed = cmocka_run_group_tests_name("plain", tests, in_plain_mode, NULL);
+  failed += cmocka_run_group_tests_name("refined", tests, in_refined_mode, NULL);
+  return failed + cmocka_run_group_tests_name("refined mode", refined_tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@ typedef struct fixture {
 static void random_fixture(fixture *f, t_rng *r, int count) {
   ik_real lengths[MAXJ];
   int i;
+  memset(f, 0, sizeof *f); /* the unused rotations too: compared byte for byte */
   f->count = count;
   t_random_chain(r, f->before_ws, lengths, count, 0.2, 2.0, 2.5);
   t_random_chain(r, f->solved_ws, lengths, count, 0.2, 2.0, 2.5);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void t_assert_near(double a, double b, double tol, const char *what, const char *file, int line) {
   if (!(fabs(a - b) <= tol)) {
@@ -91,4 +92,13 @@ double t_max_length_error(const ik_vec3 *p, const ik_real *lengths, int count) {
     if (e > worst) worst = e;
   }
   return worst;
+}
+
+int t_cases(int n) {
+  const char *env = getenv("IK_TEST_SCALE");
+  double scale = env ? strtod(env, NULL) : 1.0;
+  int scaled;
+  if (!(scale > 0 && scale <= 1)) scale = 1.0;
+  scaled = (int)((double)n * scale);
+  return scaled < 1 ? 1 : scaled;
 }

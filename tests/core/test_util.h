@@ -64,4 +64,9 @@ void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double mi
 /* Max relative error |measured - expected| / expected over the bones. */
 double t_max_length_error(const ik_vec3 *p, const ik_real *lengths, int count);
 
+/* How many random cases a property test runs: n times $IK_TEST_SCALE (a factor in
+ * (0, 1], default 1), at least 1. Under valgrind, 50 times slower, the test command
+ * runs them at a tenth. */
+int t_cases(int n);
+
 #endif /* IK_TEST_UTIL_H */

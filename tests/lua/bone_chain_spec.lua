@@ -248,7 +248,8 @@ describe("ik.chain{ bones = ... }", function()
       assert.is_true(dist(arm.bones[3]:get_position(), target:get_position()) <= chain.tolerance)
     end)
 
-    it("works on top of animation: each solve starts from the pose it finds", function()
+    it("works on top of animation: deterministic, each solve starts from the pose it finds", function()
+      chain.deterministic = true -- the default, warm start, is specified in warm_start_spec.lua
       for _, solver in ipairs({ "two_bone", "fabrik" }) do
         chain.solver = solver
         chain.iterations = 30
@@ -315,7 +316,9 @@ describe("ik.chain{ bones = ... }", function()
       assert.is_true(rawequal(target, chain.target))
       chain.target = { 0.5, 1.2, 0 }
       assert.are.equal("ik.vec3", getmetatable(chain.target).__name)
-      assert.is_true(rawequal(chain.target, chain.target))
+      -- a vec3 target reads as a copy each time (vec3:set on it cannot move the target)
+      assert.is_false(rawequal(chain.target, chain.target))
+      assert.are.equal(ik.vec3(0.5, 1.2, 0), chain.target)
       chain.target = nil
       assert.is_nil(chain.target)
       assert.is_false(chain.match_rotation)
@@ -578,7 +581,7 @@ describe("ik.chain{ bones = ... }", function()
       assert_error_has("ik.chain: bad field 'bones' (bones 2 and 3 are at the same place",
         function() ik.chain{ bones = { arm.bones[1], arm.bones[2], arm.bones[2] } } end)
       assert_error_has("ik.chain: no field 'targt' (fields: bones, solver, iterations, tolerance, weight, "
-        .. "pole, base_direction, target, match_rotation)",
+        .. "pole, base_direction, target, deterministic, mode, match_rotation)",
         function() ik.chain{ bones = arm.bones, targt = {} } end)
       assert_error_has("ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has 2)",
         function() ik.chain{ bones = { arm.bones[1], arm.bones[2] }, solver = "two_bone" } end)
@@ -688,14 +691,19 @@ describe("ik.chain{ bones = ... }", function()
       assert_error_has("ik.chain: bad field 'match_rotation' (boolean expected, got 1)",
         function() c.match_rotation = 1 end)
       assert_error_has("ik.chain: no field 'bones' (fields: solver, iterations, tolerance, weight, pole, "
-        .. "base_direction, target, match_rotation)", function() c.bones = {} end)
+        .. "base_direction, target, deterministic, mode, match_rotation)", function() c.bones = {} end)
       c.match_rotation = true
       assert_error_has("ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3",
         function() c:solve({ 0.4, 1.3, 0.2 }) end)
       assert_error_has("ik.chain: set_positions is for chains made from positions (this one reads its bones)",
         function() c:set_positions({ { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 } }) end)
-      -- a point chain keeps its own fields
-      assert_error_has("ik.chain: no field 'target' (fields: positions, solver,",
+      -- a point chain keeps its own fields (a target it has: vec3 or transform, solved for by solve())
+      assert_error_has("ik.chain: no field 'match_rotation' (fields: positions, solver,",
+        function()
+          ik.chain{ positions = { { 0, 0, 0 }, { 0, 1, 0 } }, solver = "fabrik", match_rotation = true }
+        end)
+      assert_error_has(
+        "ik.chain: bad field 'target' (transform or vec3 expected, got table without get_position)",
         function() ik.chain{ positions = { { 0, 0, 0 }, { 0, 1, 0 } }, solver = "fabrik", target = {} } end)
     end)
 

@@ -38,7 +38,8 @@ describe("ik.pole", function()
 
     it("needs a table", function()
       assert(h.raises(function() return ik.pole() end, "bad argument #1", "(table expected, got no value)"))
-      assert(h.raises(function() return ik.pole({ 1, 2, 3 }, 1) end, "ik.pole: bad field 'position'"))
+      assert(h.raises(function() return ik.pole({ 1, 2, 3 }, 1) end,
+        "ik.pole: no field '1' (fields: position, weight)"))
     end)
 
     it("requires a position", function()

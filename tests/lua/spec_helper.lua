@@ -125,4 +125,22 @@ function h.setter_refuser(t, snapshot)
   end
 end
 
+--- KiB the heap grew by over run(), with the collector stopped, after run() has warmed up
+-- (LuaJIT: with the JIT off, whose traces are GC objects compiled now and then, so the
+-- interpreter alone shows the binding's own allocation exactly).
+function h.allocated(run)
+  local jit = rawget(_G, "jit") -- luacheck: ignore 143
+  if jit then jit.off() end
+  run()
+  collectgarbage("collect")
+  collectgarbage("stop")
+  run() -- a full collection may shrink the interpreter's stack: grow it back first
+  local before = collectgarbage("count")
+  run()
+  local grown = collectgarbage("count") - before
+  collectgarbage("restart")
+  if jit then jit.on() end
+  return grown
+end
+
 return h

@@ -35,7 +35,7 @@ describe("ik.watch", function()
 
   it("rejects an unknown backend", function()
     assert.has_error(function() ik.watch{ backend = "fsevents" } end,
-      "ik.watch: bad field 'backend' (\"auto\", \"inotify\" or \"poll\" expected, got string)")
+      "ik.watch: bad field 'backend' (\"auto\", \"inotify\" or \"poll\" expected, got 'fsevents')")
     assert.has_error(function() ik.watch(1) end)
   end)
 

@@ -461,10 +461,11 @@ static void test_dt_zero_returns_current_smoothed_value_and_changes_nothing(void
   ik_foot_result out;
   (void)state;
   ik_foot_params_init(&p);
+  memset(&s, 0, sizeof s); /* padding too: the state is compared byte for byte */
   ik_foot_state_init(&s);
   update(&p, &s, ground.g, v3(0, 0.5, 0), yaw(0), 1.0 / 60);
   update(&p, &s, ground.g, v3(0, -0.1, 0), yaw(0), 1.0 / 60); /* mid-spring now */
-  before = s;
+  memcpy(&before, &s, sizeof s);
   out = update(&p, &s, ground.g, v3(0.3, -0.2, 0.1), yaw(1), 0);
   assert_memory_equal(&s, &before, sizeof s);
   assert_vec3_near(out.position, ik_vec3_add(v3(0.3, -0.2, 0.1), s.offset), 0);
@@ -772,9 +773,10 @@ static void test_deficit_and_pelvis_refusals(void **state) {
   assert_int_equal(ik_foot_deficit(&p, ground.g, v3(0, 0, 0), &deficit), IK_E_PARAMETER);
   assert_near(deficit, 42, 0);
 
+  memset(&pelvis, 0, sizeof pelvis); /* padding too: compared byte for byte */
   ik_pelvis_init(&pelvis);
   assert_int_equal(ik_pelvis_update(&pelvis, bad, 1, (ik_real)0.1, &offset), IK_OK);
-  before = pelvis;
+  memcpy(&before, &pelvis, sizeof pelvis);
   offset = 42;
   assert_int_equal(ik_pelvis_validate(&pelvis, bad, 2, (ik_real)0.1, &err), IK_E_NOT_FINITE);
   assert_string_equal(err.field, "foot_deficits");

@@ -312,6 +312,32 @@ static void test_heightfield_near_vertical_rays_agree_with_vertical(void **state
   release(&o);
 }
 
+/* float: a vertical ray finds no hit at all in cells much below 1e-6 (open question,
+ * not this test's). */
+#ifdef IK_REAL_FLOAT
+#define TINY_CELL 1e-6
+#else
+#define TINY_CELL 1e-30
+#endif
+/* A flat field whose cells are as large as init takes (near IK_REAL_MAX_COORD), and one
+ * whose cells are tiny: the normal comes from the cross product of two cell edges, whose
+ * square overflowed (or underflowed), and the hit reported a zero normal (found by
+ * fuzz_core). Unit and up at either scale. */
+static void test_heightfield_of_huge_or_tiny_cells_reports_a_unit_normal(void **state) {
+  static const ik_real flat[4] = {-1, -1, -1, -1};
+  const ik_real cells[2] = {(ik_real)TINY_CELL, IK_REAL_MAX_COORD / 4};
+  int k;
+  (void)state;
+  for (k = 0; k < 2; k++) {
+    const ik_real cell = cells[k];
+    owned_ground o = make_heightfield(v3(0, 0, 0), cell, 2, 2, flat);
+    const ik_ray_hit hit = cast(o.g, v3((double)cell / 4, 5, (double)cell / 2), down, 100);
+    assert_int_equal(hit.hit, 1);
+    assert_vec3_near(hit.normal, up, T_HIT);
+    release(&o);
+  }
+}
+
 /* ---- mesh ---- */
 
 /* One triangle in y = 1: (0, 1, 0), (2, 1, 0), (0, 1, 2). */
@@ -894,6 +920,7 @@ int main(void) {
       cmocka_unit_test(test_heightfield_ray_from_below_hits_back_face),
       cmocka_unit_test(test_heightfield_misses_outside_above_and_beyond_max_distance),
       cmocka_unit_test(test_heightfield_near_vertical_rays_agree_with_vertical),
+      cmocka_unit_test(test_heightfield_of_huge_or_tiny_cells_reports_a_unit_normal),
       cmocka_unit_test(test_mesh_triangle_hits_inside_on_edges_and_on_vertices),
       cmocka_unit_test(test_mesh_back_face_reports_normal_facing_the_ray),
       cmocka_unit_test(test_mesh_parallel_beyond_and_behind_rays_miss),

@@ -46,12 +46,15 @@ state.rigs = state.rigs or make_rigs()
 state.rigs.chest.max_angle = CHEST_BEND -- a reload with a new number takes it at once
 
 -- How far the head's gaze passes from the look target (m): its forward axis against the
--- line to the target.
+-- line to the target. Into vectors made once, so a frame allocates nothing.
+local FORWARD = ik.vec3(0, 0, 1)
+local to_target, head_at, forward, head_rotation = ik.vec3(), ik.vec3(), ik.vec3(), ik.quat()
 local function gaze_miss(head, target)
-  local to_target = ik.vec3(target:get_position()) - ik.vec3(head:get_position())
-  local forward = ik.quat(head:get_rotation()) * ik.vec3(0, 0, 1)
-  return forward:cross(to_target):length()
+  target:get_position(to_target):sub(head:get_position(head_at), to_target)
+  head:get_rotation(head_rotation):rotate(FORWARD, forward)
+  return forward:cross(to_target, forward):length()
 end
+local head = bone("head")
 
 function update(dt)
   local r = state.rigs
@@ -59,6 +62,6 @@ function update(dt)
   scene.report("right_arm", r.arm.reached, r.arm.distance or 0)
   scene.report("left_leg", r.left_leg.reached, r.left_leg.distance or 0)
   scene.report("right_leg", r.right_leg.reached, r.right_leg.distance or 0)
-  local miss = gaze_miss(bone("head"), nodes.look_target)
+  local miss = gaze_miss(head, nodes.look_target)
   scene.report("look", not r.look.clamped and miss < 1e-3, miss)
 end

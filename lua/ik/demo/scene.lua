@@ -106,8 +106,9 @@ local HIGH_STEP_Y = 4 * terrain.RISE
 local HUMANOID_Y = HIGH_STEP_Y + FOOT_OFFSET - 0.03 - ANKLE_Y
 local HEADING = ik.quat.axis_angle({ 0, 1, 0 }, pi / 2) -- its +Z to the world's +X
 
--- Its own frame to the world's (hips at their animated place).
-local function humanoid_point(x, y, z)
+-- Its own frame to the world's (hips at their animated place); into `out` when given.
+local function humanoid_point(x, y, z, out)
+  if out then return out:set(HUMANOID_X + z, HUMANOID_Y + y, HUMANOID_Z - x) end
   return ik.vec3(HUMANOID_X + z, HUMANOID_Y + y, HUMANOID_Z - x)
 end
 
@@ -129,15 +130,15 @@ end
 
 -- The reach target: a figure of eight in front of the right shoulder, a little low,
 -- swinging across (towards and away from the viewer) as it goes; always within reach.
-local function reach_path(t)
+local function reach_path(t, out)
   local a = 0.9 * t
-  return humanoid_point(-0.24 + 0.12 * cos(a), 0.30 + 0.16 * sin(2 * a), 0.36 + 0.10 * sin(a))
+  return humanoid_point(-0.24 + 0.12 * cos(a), 0.30 + 0.16 * sin(2 * a), 0.36 + 0.10 * sin(a), out)
 end
 
 -- The look target: drifts round a wide loop ahead, above head height.
-local function look_path(t)
+local function look_path(t, out)
   local b = 0.5 * t
-  return humanoid_point(-0.4 - 1.3 * sin(b), 0.95 + 0.25 * sin(2 * b + 0.5), 2.0 + 0.45 * cos(b))
+  return humanoid_point(-0.4 - 1.3 * sin(b), 0.95 + 0.25 * sin(2 * b + 0.5), 2.0 + 0.45 * cos(b), out)
 end
 
 -- ---- the walker ----
@@ -253,20 +254,22 @@ function M.new()
   end
 
   -- Moves the targets along their paths and the walker's body along its loop (its x,
-  -- z and heading; the walker rig owns its height and tilt). dt in seconds.
+  -- z and heading; the walker rig owns its height and tilt). dt in seconds. Allocates
+  -- nothing: it writes into these.
+  local at, heading, up = ik.vec3(), ik.quat(), ik.vec3(0, 1, 0)
   function scene:advance(dt)
     self.time = self.time + dt
     local t = self.time
-    self.nodes.reach_target:set_position(reach_path(t))
-    self.nodes.look_target:set_position(look_path(t))
+    self.nodes.reach_target:set_position(reach_path(t, at))
+    self.nodes.look_target:set_position(look_path(t, at))
     -- midpoint rule on ds/dt = speed(s), eased in over the first seconds
     local ease = smoothstep((t - 0.5 * dt) / EASE_IN)
     local half = self.walked + 0.5 * dt * ease * speed_at(self.walked)
     self.walked = self.walked + dt * ease * speed_at(half)
     local x, z, yaw = loop_point(self.walked)
     local body = self.skeletons.walker:bone("body")
-    body:set_position({ x, body:get_position().y, z })
-    body:set_rotation(ik.quat.axis_angle({ 0, 1, 0 }, yaw))
+    body:set_position(at:set(x, body:get_position(at).y, z))
+    body:set_rotation(ik.quat.axis_angle(up, yaw, heading))
   end
 
   return scene

@@ -64,26 +64,34 @@ state.tail = state.tail or make_tail()
 state.tail.chain:set_constraint(1, ik.cone{ angle = TAIL_ROOT_CONE })
 for i = 2, #params.tail - 1 do state.tail.chain:set_constraint(i, ik.cone{ angle = TAIL_CONE }) end
 
+-- What a frame computes goes into these, made once: a frame allocates nothing.
+local tail_root, body = sk:bone("tail"), sk:bone("body")
+local wag, offset, body_rotation = ik.vec3(), ik.vec3(), ik.quat()
+local foot_at, target_at = ik.vec3(), ik.vec3()
+local report_names = {} -- leg name -> its chain's name in the reports
+for _, leg in ipairs(params.legs) do report_names[leg.name] = "leg_" .. leg.name end
+
 -- Where the tail reaches for: behind and above its root in the body's frame, swinging
 -- from side to side. It is nearer than the straight tail's length, so the tail must
 -- curl, which its cones limit: it often stops a few cm short (reported as not reached).
 local function wag_target(tail, dt)
   tail.time = tail.time + dt
   local a = WAG_SPEED * tail.time
-  local offset = ik.vec3(WAG_SIDE * math.sin(a), 0.17 + WAG_LIFT * math.sin(2 * a), -0.34)
-  return ik.vec3(sk:bone("tail"):get_position()) + ik.quat(sk:bone("body"):get_rotation()) * offset
+  offset:set(WAG_SIDE * math.sin(a), 0.17 + WAG_LIFT * math.sin(2 * a), -0.34)
+  body:get_rotation(body_rotation):rotate(offset, offset)
+  return tail_root:get_position(wag):add(offset, wag)
 end
 
 -- How far a leg's foot is from its target this frame (m).
 local function miss(leg)
   local t = leg.target
-  return (ik.vec3(leg.foot:get_position()) - ik.vec3(t[1], t[2], t[3])):length()
+  return leg.foot:get_position(foot_at):sub(target_at:set(t[1], t[2], t[3]), foot_at):length()
 end
 
 function update(dt)
   local rig = state.rig
   rig:update(dt)
-  for _, leg in ipairs(rig.legs) do scene.report("leg_" .. leg.name, leg.reached, miss(leg)) end
+  for _, leg in ipairs(rig.legs) do scene.report(report_names[leg.name], leg.reached, miss(leg)) end
   local tail = state.tail
   local reached, distance, iterations = tail.chain:solve(wag_target(tail, dt))
   scene.report("tail", reached, distance, iterations, tail.chain)

@@ -7,8 +7,9 @@
 --
 -- Fields, read and write: `target`, `pole`, `hand_weight`, `weight` (the goal; the
 -- applied weight moves towards it over `blend_time`), `applied_weight` (read only),
--- `enabled` (false fades the rig out, then it does nothing), `blend_time`, `order`.
--- After an update: `reached` and `distance` (the hand's distance to the target).
+-- `enabled` (false fades the rig out, then it does nothing), `blend_time`, `order`,
+-- `budget` (read; `set_budget` sets it). After an update: `reached`, `distance` (the
+-- hand's distance to the target) and `iterations` (its chain's).
 -- @module ik.rigs.arm
 
 local ik = require("ik")
@@ -53,7 +54,7 @@ Arm.__index = Arm
 -- - `weight` (default 1), `enabled` (default true), `blend_time` (seconds, default
 --   0.2), `order` (default 400), `reset_pose` (default false: true puts back the local
 --   rotations the bones had when the rig was made at each update, for bones nothing
---   animates).
+--   animates), `budget` (default none: see `set_budget`).
 -- @treturn table the rig
 -- @usage local sk = ik.skeleton{
 --   { name = "chest", position = {0, 1.4, 0} },
@@ -76,8 +77,20 @@ function arm.new(options)
   self.hand_weight = o.hand_weight
   self._limb = common.limb({ o.upper, o.lower, o.hand }, o)
   common.init_rig(self, OWNER, o, { o.upper, o.lower, o.hand })
+  common.own_chain(self, self._limb.chain)
   self.reached, self.distance = false, nil
+  -- scratch, so that an update allocates nothing
+  self._target, self._pole = ik.vec3(), ik.vec3()
+  self._goal_rotation, self._hand_rotation = ik.quat(), ik.quat()
   return self
+end
+
+--- Sets the iteration budget of the arm's chain (see `ik.rigs.common.set_budget`):
+-- for distant characters. Its two-bone chain is exact in one iteration whatever the
+-- budget.
+-- @tparam ?int n iterations at most, or nil for the full count
+function Arm:set_budget(n)
+  common.set_budget(self, n)
 end
 
 --- Runs the rig for one frame, after the animation has posed the arm.
@@ -87,20 +100,22 @@ end
 function Arm:update(dt)
   local w = common.begin(self, dt)
   if not w then
-    self.reached, self.distance = false, nil
+    self.reached, self.distance, self.iterations = false, nil, 0
     return false, nil
   end
-  local target = common.position(self.target, OWNER, "target")
-  local pole = self.pole ~= nil and common.position(self.pole, OWNER, "pole") or nil
-  local reached, distance = self._limb:solve(target, pole, w, dt)
-  local goal_rotation = common.rotation(self.target)
+  local target = common.position(self.target, OWNER, "target", self._target)
+  local pole = self.pole ~= nil and common.position(self.pole, OWNER, "pole", self._pole) or nil
+  local reached, distance, iterations = self._limb:solve(target, pole, w, dt)
+  self.iterations = iterations
+  local goal_rotation = common.rotation(self.target, self._goal_rotation)
   local hw = self.hand_weight
   if not common.kinds.unit(hw) then
     error(OWNER .. ": field 'hand_weight' (number in [0, 1] expected, got " .. common.describe(hw) .. ")", 2)
   end
   if goal_rotation and hw > 0 then
     local hand = self.hand
-    hand:set_rotation(ik.quat(hand:get_rotation()):slerp(goal_rotation, hw * w))
+    local q = common.get_rotation(hand, self._hand_rotation)
+    hand:set_rotation(q:slerp(goal_rotation, hw * w, q))
   end
   self.reached, self.distance = reached, distance
   return reached, distance

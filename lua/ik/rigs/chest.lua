@@ -42,7 +42,8 @@ Chest.__index = Chest
 -- - `weights`: list of shares of the bend, one per spine bone (scaled to add up to 1),
 --   default even.
 -- - `max_angle`: radians, default 45 degrees: the largest bend, all bones together.
--- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (200), `reset_pose` (false).
+-- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (200), `reset_pose` (false),
+--   `budget` (none; the chest's bend is exact, with no chain or loop to cap).
 -- @treturn table the rig
 -- @usage local sk = ik.skeleton{
 --   { name = "spine1", position = {0, 1, 0} },
@@ -86,7 +87,18 @@ function chest.new(options)
   self._up = common.to_vec3(o.up):normalized()
   self.angle = 0
   common.init_rig(self, OWNER, o, spine)
+  self._axis, self._has_axis = ik.vec3(), false
+  -- scratch, so that an update allocates nothing
+  self._base, self._want, self._chest_up, self._turn = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
+  self._q, self._bone_q = ik.quat(), ik.quat()
   return self
+end
+
+--- Takes an iteration budget as every rig does (see `ik.rigs.common.set_budget`); the
+-- chest's bend is exact, with nothing to cap.
+-- @tparam ?int n
+function Chest:set_budget(n)
+  common.set_budget(self, n)
 end
 
 --- Runs the rig for one frame, after the animation posed the spine.
@@ -100,30 +112,36 @@ function Chest:update(dt)
       .. common.describe(self.max_angle) .. ")", 2)
   end
   local spine = self.spine
-  local base = ik.vec3(spine[1]:get_position())
-  local to_target = common.position(self.target, OWNER, "target") - base
+  local base = common.get_position(spine[1], self._base)
+  local want = common.position(self.target, OWNER, "target", self._want)
+  local to_target = want:sub(base, want)
   if to_target:length() < 1e-9 then return end
-  local want = to_target:normalized()
-  local up = ik.quat(spine[#spine]:get_rotation()) * self._up
+  want = to_target:normalized(want)
+  local up = common.get_rotation(spine[#spine], self._q):rotate(self._up, self._chest_up)
   local theta = common.angle(up, want)
   if theta < 1e-12 then return end
-  local axis = up:cross(want)
+  local axis = up:cross(want, self._turn)
   if axis:length() < 1e-9 then
     -- straight away from the target: any axis bends towards it; keep last frame's
-    axis = self._axis or common.perpendicular(up)
+    if self._has_axis then axis:set(self._axis) else common.perpendicular(up, axis) end
   end
-  axis = axis:normalized()
-  self._axis = axis
+  axis = axis:normalized(axis)
+  self._axis:set(axis)
+  self._has_axis = true
   local bend = math.min(theta, self.max_angle) * w
+  local q, bone_q = self._q, self._bone_q
   for i, bone in ipairs(spine) do
     local share = bend * self._weights[i]
-    if share > 0 then bone:set_rotation(ik.quat.axis_angle(axis, share) * ik.quat(bone:get_rotation())) end
+    if share > 0 then
+      ik.quat.axis_angle(axis, share, q)
+      bone:set_rotation(q:mul(common.get_rotation(bone, bone_q), q))
+    end
   end
   self.angle = bend
 end
 
 function Chest:_on_idle()
-  self._axis = nil
+  self._has_axis = false
 end
 
 function Chest:__tostring()

@@ -5,6 +5,14 @@
 -- transform contract (`get_position`, `get_rotation`, `set_position`, `set_rotation`,
 -- `get_local_rotation`, `set_local_rotation`), so an `ik.bone`, an `ik.node` and a
 -- host's own object are driven alike.
+--
+-- A rig's update allocates nothing once it runs (the garbage collector then has nothing
+-- to do for it): the rigs keep scratch vectors and quaternions, made once, and pass them
+-- as the `out` arguments of `ik.vec3`, `ik.quat` and the transform getters. The helpers
+-- here that return a vector or quaternion take such an `out` too.
+--
+-- Every rig has an iteration budget (`budget` option, `set_budget`), which a host lowers
+-- for distant characters: its chains' `iterations`, and the passes of its own loops.
 -- @module ik.rigs.common
 
 local ik = require("ik")
@@ -35,11 +43,13 @@ function common.describe(v)
   return t
 end
 
+local function index(v, name) return v[name] end
+
 -- Looks a method up without raising (a closed ik object raises on any index).
 local function method(v, name)
   local t = type(v)
   if t ~= "table" and t ~= "userdata" then return nil end
-  local ok, m = pcall(function() return v[name] end)
+  local ok, m = pcall(index, v, name) -- no closure: this runs every frame
   if not ok then return nil end
   if type(m) == "function" then return m end
   local mt = type(m) == "table" and getmetatable(m)
@@ -58,11 +68,13 @@ end
 
 --- v as an ik.vec3 when it is a vec3-like (not a transform), else nil.
 -- @param v any value
+-- @tparam[opt] ik.vec3 out written and returned instead of a new vector
 -- @treturn ?ik.vec3
-function common.to_vec3(v)
-  if common.is_transform(v) then return nil end
-  local ok, r = pcall(ik.vec3, v)
-  if ok and type(v) ~= "number" and v ~= nil then return r end
+function common.to_vec3(v, out)
+  if v == nil or type(v) == "number" or common.is_transform(v) then return nil end
+  local ok, r
+  if out then ok, r = pcall(out.set, out, v) else ok, r = pcall(ik.vec3, v) end
+  if ok then return r end
   return nil
 end
 
@@ -109,6 +121,7 @@ function kinds.non_negative(v) return finite(v) and v >= 0, "non-negative number
 function kinds.number(v) return finite(v), "number" end
 function kinds.boolean(v) return type(v) == "boolean", "boolean" end
 function kinds.table(v) return type(v) == "table", "table" end
+function kinds.budget(v) return finite(v) and v >= 1 and v % 1 == 0, "integer >= 1" end
 
 function kinds.ground(v)
   return method(v, "raycast") ~= nil, "ik.ground"
@@ -199,6 +212,7 @@ function common.rig_fields(order)
     { "blend_time", "non_negative", default = common.BLEND_TIME },
     { "reset_pose", "boolean", default = false },
     { "order", "number", default = order },
+    { "budget", "budget" },
   }
 end
 
@@ -215,16 +229,38 @@ end
 
 -- ---- reading transforms ----
 
+--- The world position of a transform, written into `out` (and returned). An ik.bone
+-- or ik.node fills `out` itself; what a host's transform returns is copied.
+-- @param t a transform
+-- @tparam ik.vec3 out
+-- @treturn ik.vec3 out
+function common.get_position(t, out)
+  return out:set(t:get_position(out))
+end
+
+--- The world rotation of a transform, written into `out` (and returned), as
+-- `get_position`.
+-- @param t a transform
+-- @tparam ik.quat out
+-- @treturn ik.quat out
+function common.get_rotation(t, out)
+  return out:set(t:get_rotation(out))
+end
+
 --- The position of a transform or vec3-like, as an ik.vec3. Raises, naming the owner's
 -- field, when it is neither.
 -- @param v a transform or a vec3-like
 -- @string[opt] owner for the message
 -- @string[opt] field for the message
+-- @tparam[opt] ik.vec3 out written and returned instead of a new vector
 -- @treturn ik.vec3
-function common.position(v, owner, field)
+function common.position(v, owner, field, out)
   local get = method(v, "get_position")
-  if get then return ik.vec3(get(v)) end
-  local p = common.to_vec3(v)
+  if get then
+    if out then return out:set(get(v, out)) end
+    return ik.vec3(get(v))
+  end
+  local p = common.to_vec3(v, out)
   if p then return p end
   error(string.format("%s: field '%s' (transform or vec3 expected, got %s)", owner or "ik.rigs", field or "?",
     common.describe(v)), 2)
@@ -233,10 +269,14 @@ end
 --- The world rotation of a transform as an ik.quat, or nil for anything else (a vec3
 -- target has none).
 -- @param v any value
+-- @tparam[opt] ik.quat out written and returned instead of a new quaternion
 -- @treturn ?ik.quat
-function common.rotation(v)
+function common.rotation(v, out)
   local get = method(v, "get_rotation")
-  if get then return ik.quat(get(v)) end
+  if get then
+    if out then return out:set(get(v, out)) end
+    return ik.quat(get(v))
+  end
   return nil
 end
 
@@ -261,9 +301,61 @@ function common.init_rig(self, owner, o, bones, placed)
   self.enabled = o.enabled
   self.blend_time = o.blend_time
   self.order = o.order
+  self.budget = o.budget
   self.applied_weight = o.enabled and o.weight or 0
   self._idle = self.applied_weight <= 0
+  self.iterations = 0
+  self._chains, self._full_iterations = {}, {}
   if o.reset_pose then self._pose = common.capture_pose(owner, bones, placed) end
+end
+
+-- ---- the iteration budget ----
+
+--- Puts a chain under the rig's iteration budget: `set_budget` caps its `iterations`
+-- (what it was given is its full budget).
+-- @tparam table self the rig
+-- @tparam ik.chain chain
+function common.own_chain(self, chain)
+  local n = #self._chains + 1
+  self._chains[n], self._full_iterations[n] = chain, chain.iterations
+  if self.budget then chain.iterations = math.min(self.budget, chain.iterations) end
+end
+
+--- Sets a rig's iteration budget: at most `n` iterations for each of its chains and
+-- each of its own iterative loops, from the next update on; nil gives each its full
+-- count back. For distant characters, whose small errors nobody sees. Raises
+-- "<owner>: set_budget: budget (integer >= 1 or nil expected, got <value>)".
+-- @tparam table self the rig
+-- @tparam ?int n
+-- @usage local common = require("ik.rigs.common")
+-- local rig = { _owner = "ik.rigs.demo" }
+-- common.init_rig(rig, "ik.rigs.demo", { weight = 1, enabled = true, blend_time = 0, order = 1 })
+-- local chain = ik.chain{ positions = { {0, 0, 0}, {1, 0, 0}, {2, 0, 0} }, iterations = 20 }
+-- common.own_chain(rig, chain)
+-- common.set_budget(rig, 3)
+-- assert(chain.iterations == 3 and rig.budget == 3)
+-- common.set_budget(rig, nil)
+-- assert(chain.iterations == 20)
+function common.set_budget(self, n)
+  if n ~= nil and not kinds.budget(n) then
+    error(string.format("%s: set_budget: budget (integer >= 1 or nil expected, got %s)", self._owner,
+      common.describe(n)), 3)
+  end
+  self.budget = n
+  for i, chain in ipairs(self._chains) do
+    local full = self._full_iterations[i]
+    chain.iterations = n and math.min(n, full) or full
+  end
+end
+
+--- The passes a rig's own loop of `full` passes may run under its budget.
+-- @tparam table self the rig
+-- @int full
+-- @treturn int
+function common.passes(self, full)
+  local n = self.budget
+  if n and n < full then return n end
+  return full
 end
 
 --- Moves `applied` towards `goal` by at most dt / blend_time (all the way when
@@ -412,15 +504,20 @@ function common.quat_log(q)
   return x * a, y * a, z * a
 end
 
+-- Scratch for the helpers below, which never call each other while using it.
+local scratch_v = ik.vec3()
+local X, Y, Z = ik.vec3(1, 0, 0), ik.vec3(0, 1, 0), ik.vec3(0, 0, 1)
+
 --- The rotation of a rotation vector (inverse of `quat_log`).
 -- @number x
 -- @number y
 -- @number z
+-- @tparam[opt] ik.quat out written and returned instead of a new quaternion
 -- @treturn ik.quat
-function common.quat_exp(x, y, z)
+function common.quat_exp(x, y, z, out)
   local a = sqrt(x * x + y * y + z * z)
-  if a < 1e-300 then return ik.quat() end
-  return ik.quat.axis_angle(ik.vec3(x, y, z), a)
+  if a < 1e-300 then return out and out:set() or ik.quat() end
+  return ik.quat.axis_angle(scratch_v:set(x, y, z), a, out)
 end
 
 -- ---- vector helpers ----
@@ -430,25 +527,32 @@ end
 -- @tparam ik.vec3 b
 -- @treturn number
 function common.angle(a, b)
-  return atan2(a:cross(b):length(), a:dot(b))
+  return atan2(a:cross(b, scratch_v):length(), a:dot(b))
 end
 
 --- v turned by `angle` about the unit `axis` (v perpendicular to it).
 -- @tparam ik.vec3 v
 -- @tparam ik.vec3 axis
 -- @number angle
+-- @tparam[opt] ik.vec3 out written and returned instead of a new vector (may be v)
 -- @treturn ik.vec3
-function common.turn(v, axis, angle)
-  return v * math.cos(angle) + axis:cross(v) * math.sin(angle)
+function common.turn(v, axis, angle, out)
+  local c, s = math.cos(angle), math.sin(angle)
+  local ax, ay, az = axis:unpack()
+  local vx, vy, vz = v:unpack()
+  out = out or ik.vec3()
+  return out:set(vx * c + (ay * vz - az * vy) * s, vy * c + (az * vx - ax * vz) * s,
+    vz * c + (ax * vy - ay * vx) * s)
 end
 
 --- Some unit vector perpendicular to the unit vector a.
 -- @tparam ik.vec3 a
+-- @tparam[opt] ik.vec3 out written and returned instead of a new vector
 -- @treturn ik.vec3
-function common.perpendicular(a)
-  local other = abs(a.x) < 0.57735 and ik.vec3(1, 0, 0) or (abs(a.y) < 0.57735 and ik.vec3(0, 1, 0))
-    or ik.vec3(0, 0, 1)
-  return a:cross(other):normalized()
+function common.perpendicular(a, out)
+  local other = abs(a.x) < 0.57735 and X or (abs(a.y) < 0.57735 and Y) or Z
+  out = a:cross(other, out)
+  return out:normalized(out)
 end
 
 -- ---- the two-bone limb (arm, leg) ----
@@ -473,62 +577,70 @@ function common.limb(bones, opts)
   self.bend_speed = opts.bend_speed
   self.chain = ik.chain{ bones = bones, solver = "two_bone", tolerance = opts.tolerance }
   self.pole = ik.pole{ position = { 0, 0, 0 } }
-  self._bend = nil
+  self._bend, self._has_bend = ik.vec3(), false
+  -- scratch, so that a frame allocates nothing
+  self._root, self._aim, self._mid, self._tip = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
+  self._raw, self._across, self._prev, self._normal = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
   return self
 end
 
 -- The bend direction for this frame: across the root-target line, towards the pole,
--- turned from last frame's by at most bend_speed * dt.
+-- turned from last frame's by at most bend_speed * dt. Returns one of the limb's
+-- scratch vectors, or nil.
 function Limb:_bend_direction(root, aim, pole, dt)
-  local raw = pole - root
-  local across = raw - aim * raw:dot(aim)
+  local raw = pole:sub(root, self._raw)
+  local across = raw:sub(aim:scale(raw:dot(aim), self._across), self._across)
   local len = across:length()
-  local goal = len > 1e-9 * math.max(raw:length(), 1e-300) and across / len or nil
-  local prev = self._bend
-  if prev then
-    prev = prev - aim * prev:dot(aim)
-    prev = prev:length() > 1e-9 and prev:normalized() or nil
+  local goal = len > 1e-9 * math.max(raw:length(), 1e-300) and across:scale(1 / len, across) or nil
+  local prev = nil
+  if self._has_bend then
+    local bend = self._bend
+    prev = bend:sub(aim:scale(bend:dot(aim), self._prev), self._prev)
+    prev = prev:length() > 1e-9 and prev:normalized(prev) or nil
   end
   if not prev then return goal end
   if not goal then return prev end
-  local angle = atan2(prev:cross(goal):dot(aim), prev:dot(goal))
+  local angle = atan2(prev:cross(goal, self._normal):dot(aim), prev:dot(goal))
   local max_turn = self.bend_speed * dt
   if abs(angle) <= max_turn then return goal end
-  return common.turn(prev, aim, angle > 0 and max_turn or -max_turn):normalized()
+  local turned = common.turn(prev, aim, angle > 0 and max_turn or -max_turn, prev)
+  return turned:normalized(turned)
 end
 
 --- Solves the limb towards `target` (an ik.vec3) with the middle joint towards `pole`
 -- (an ik.vec3, or nil for the side it bends to now), at `weight`.
 -- @treturn boolean reached
 -- @treturn number distance
+-- @treturn int the chain's iterations
 function Limb:solve(target, pole, weight, dt)
-  local chain = self.chain
+  local chain, bones = self.chain, self.bones
   if pole then
-    local root = ik.vec3(self.bones[1]:get_position())
-    local to_target = target - root
+    local root = common.get_position(bones[1], self._root)
+    local to_target = target:sub(root, self._aim)
     if to_target:length() > 1e-9 then
-      local aim = to_target:normalized()
+      local aim = to_target:normalized(to_target)
       local bend = self:_bend_direction(root, aim, pole, dt)
       if bend then
-        self._bend = bend
-        local reach = (ik.vec3(self.bones[2]:get_position()) - root):length()
-          + (ik.vec3(self.bones[3]:get_position()) - ik.vec3(self.bones[2]:get_position())):length()
-        self.pole.position = root + bend * reach
+        self._bend:set(bend)
+        self._has_bend = true
+        local mid = common.get_position(bones[2], self._mid)
+        local tip = common.get_position(bones[3], self._tip)
+        local reach = mid:sub(root, self._raw):length() + tip:sub(mid, self._across):length()
+        self.pole.position = self._bend:scale(reach, self._prev):add(root, self._prev)
         chain.pole = self.pole
       end
     end
   else
     chain.pole = nil
-    self._bend = nil
+    self._has_bend = false
   end
   chain.weight = weight
-  local reached, distance = chain:solve(target)
-  return reached, distance
+  return chain:solve(target)
 end
 
 --- Forgets the bend side kept between frames (the rig went idle).
 function Limb:forget()
-  self._bend = nil
+  self._has_bend = false
 end
 
 return common

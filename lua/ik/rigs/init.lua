@@ -90,6 +90,24 @@ function Set:update(dt)
   for i = 1, #list do list[i]:update(dt) end
 end
 
+--- Sets the iteration budget of every rig in the set that takes one (`set_budget`):
+-- lower it for a distant character, nil gives each rig its full count back.
+-- @tparam ?int n
+-- @usage local sk = ik.skeleton{
+--   { name = "neck", position = {0, 1.5, 0} },
+--   { name = "head", parent = "neck", position = {0, 0.1, 0} },
+-- }
+-- local look = require("ik.rigs.look").new{ neck = sk:bone("neck"), head = sk:bone("head"),
+--                                           target = ik.vec3(1, 1.6, 1) }
+-- local set = require("ik.rigs").set{ look }
+-- set:set_budget(2)
+-- assert(look.budget == 2)
+function Set:set_budget(n)
+  for _, rig in ipairs(self._rigs) do
+    if common.method(rig, "set_budget") then rig:set_budget(n) end
+  end
+end
+
 --- Adds a rig (to run after those of its order already there).
 -- @tparam table rig
 -- @treturn table the rig

@@ -12,8 +12,9 @@
 -- on a lower step can reach it.
 --
 -- Fields, read and write: `target`, `pole`, `foot_weight`, `weight`, `enabled`,
--- `blend_time`, `order`; read only: `applied_weight`, and after an update `reached`,
--- `distance` and (with ground) `grounded`.
+-- `blend_time`, `order`; read only: `applied_weight`, `budget` (`set_budget` sets it),
+-- and after an update `reached`, `distance`, `iterations` (its chain's) and (with
+-- ground) `grounded`.
 -- @module ik.rigs.leg
 
 local ik = require("ik")
@@ -67,7 +68,8 @@ Leg.__index = Leg
 -- - `foot_weight`: in [0, 1], default 1: how far the foot takes the target's (or the
 --   ground's) rotation.
 -- - `tolerance` (1e-3), `bend_speed` (4 pi rad/s, see `ik.rigs.arm`).
--- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (300), `reset_pose` (false).
+-- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (300), `reset_pose` (false),
+--   `budget` (none: see `set_budget`).
 -- @treturn table the rig
 -- @usage local sk = ik.skeleton{
 --   { name = "hips", position = {0, 1, 0} },
@@ -111,8 +113,19 @@ function leg.new(options)
     }
   end
   common.init_rig(self, OWNER, o, { o.upper, o.lower, o.foot })
+  common.own_chain(self, self._limb.chain)
   self.reached, self.distance, self.grounded = false, nil, false
+  -- scratch, so that an update allocates nothing
+  self._animated, self._goal, self._pole_at = ik.vec3(), ik.vec3(), ik.vec3()
+  self._animated_rotation, self._goal_rotation, self._foot_rotation = ik.quat(), ik.quat(), ik.quat()
   return self
+end
+
+--- Sets the iteration budget of the leg's chain (see `ik.rigs.common.set_budget`): for
+-- distant characters. Its two-bone chain is exact in one iteration whatever the budget.
+-- @tparam ?int n iterations at most, or nil for the full count
+function Leg:set_budget(n)
+  common.set_budget(self, n)
 end
 
 --- The `ik.foot` placing this leg's foot, or nil without ground (its fields, such as
@@ -129,7 +142,7 @@ end
 function Leg:deficit()
   if not self._foot or self.applied_weight <= 0 then return 0 end
   if self._pose then common.restore_pose(self._pose) end
-  local d = self._foot:deficit(ik.vec3(self.foot:get_position()))
+  local d = self._foot:deficit(common.get_position(self.foot, self._animated))
   if d > 0 then d = 0 end
   return d * self.applied_weight
 end
@@ -141,33 +154,37 @@ end
 function Leg:update(dt)
   local w = common.begin(self, dt)
   if not w then
-    self.reached, self.distance, self.grounded = false, nil, false
+    self.reached, self.distance, self.grounded, self.iterations = false, nil, false, 0
     return false, nil
   end
   local goal, goal_rotation
   if self._foot then
     local foot = self.foot
     local grounded
-    local animated, animated_rotation = ik.vec3(foot:get_position()), ik.quat(foot:get_rotation())
-    goal, goal_rotation, grounded = self._foot:update(animated, animated_rotation, dt)
+    local animated = common.get_position(foot, self._animated)
+    local animated_rotation = common.get_rotation(foot, self._animated_rotation)
+    goal, goal_rotation, grounded = self._foot:update(animated, animated_rotation, dt, self._goal,
+      self._goal_rotation)
     self.grounded = grounded
     if self.target ~= nil then
       self.target:set_position(goal)
       self.target:set_rotation(goal_rotation)
     end
   else
-    goal = common.position(self.target, OWNER, "target")
-    goal_rotation = common.rotation(self.target)
+    goal = common.position(self.target, OWNER, "target", self._goal)
+    goal_rotation = common.rotation(self.target, self._goal_rotation)
   end
-  local pole = self.pole ~= nil and common.position(self.pole, OWNER, "pole") or nil
-  local reached, distance = self._limb:solve(goal, pole, w, dt)
+  local pole = self.pole ~= nil and common.position(self.pole, OWNER, "pole", self._pole_at) or nil
+  local reached, distance, iterations = self._limb:solve(goal, pole, w, dt)
+  self.iterations = iterations
   local fw = self.foot_weight
   if not common.kinds.unit(fw) then
     error(OWNER .. ": field 'foot_weight' (number in [0, 1] expected, got " .. common.describe(fw) .. ")", 2)
   end
   if goal_rotation and fw > 0 then
     local foot = self.foot
-    foot:set_rotation(ik.quat(foot:get_rotation()):slerp(goal_rotation, fw * w))
+    local q = common.get_rotation(foot, self._foot_rotation)
+    foot:set_rotation(q:slerp(goal_rotation, fw * w, q))
   end
   self.reached, self.distance = reached, distance
   return reached, distance
@@ -244,7 +261,15 @@ function leg.pelvis(options)
   self._deficits = {}
   self.offset = 0
   common.init_rig(self, PELVIS_OWNER, o, nil, { o.hips })
+  self._hips_at, self._moved = ik.vec3(), ik.vec3() -- scratch
   return self
+end
+
+--- Takes an iteration budget as every rig does (see `ik.rigs.common.set_budget`); the
+-- pelvis has no chain or loop to cap.
+-- @tparam ?int n
+function Pelvis:set_budget(n)
+  common.set_budget(self, n)
 end
 
 --- Lowers the hips for this frame: measures each leg's deficit from the animated pose
@@ -263,7 +288,8 @@ function Pelvis:update(dt)
   for i = #self.legs + 1, #deficits do deficits[i] = nil end
   local offset = self._pelvis:update(dt, deficits) * w
   local hips = self.hips
-  hips:set_position(ik.vec3(hips:get_position()) + self.up * offset)
+  local at = common.get_position(hips, self._hips_at)
+  hips:set_position(at:add(self.up:scale(offset, self._moved), at))
   self.offset = offset
   return offset
 end

@@ -16,9 +16,14 @@
 -- Turning the spine moves what hangs from it: give the look rig spine bones only when
 -- no arm rig hangs from them, or leave the spine to the chest rig (it runs first).
 --
+-- The bones are turned in passes, root first, until the head points at the target (or
+-- at most `look.PASSES` passes); the iteration budget (`budget`, `set_budget`) caps the
+-- passes for distant characters, whose heads then look a little off.
+--
 -- Fields, read and write: `target`, `weight`, `enabled`, `blend_time`, `order`; read
--- only: `applied_weight`, and after an update `angle` (how far the head's forward axis
--- turned from the animated one) and `clamped` (whether the limits stopped it).
+-- only: `applied_weight`, `budget`, and after an update `angle` (how far the head's
+-- forward axis turned from the animated one), `clamped` (whether the limits stopped it)
+-- and `iterations` (the passes it took).
 -- @module ik.rigs.look
 
 local ik = require("ik")
@@ -42,6 +47,9 @@ look.WEIGHTS = { spine = 0.2, neck = 0.3, head = 0.5 }
 
 --- Default limits in radians: each spine bone, the neck, the head.
 look.LIMITS = { spine = math.rad(20), neck = math.rad(40), head = math.rad(60) }
+
+--- The most passes over the bones an update makes (the budget may allow fewer).
+look.PASSES = 8
 
 local FIELDS = common.fields({
   { "head", "bone", required = true },
@@ -117,7 +125,8 @@ end
 -- - `smooth_time`: seconds, default 0 (none): smooths the look direction (a critically
 --   damped spring on its yaw and pitch), so the head also swings rather than snaps
 --   when it changes side.
--- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (500), `reset_pose` (false).
+-- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (500), `reset_pose` (false),
+--   `budget` (none: `look.PASSES` passes at most; see `set_budget`).
 -- @treturn table the rig
 -- @usage local sk = ik.skeleton{
 --   { name = "neck", position = {0, 1.5, 0} },
@@ -182,7 +191,28 @@ function look.new(options)
   self._room, self._out, self._used = {}, {}, {}
   self.angle, self.clamped = 0, false
   common.init_rig(self, OWNER, o, bones)
+  -- scratch, so that an update allocates nothing
+  self._position, self._rotation, self._bone_rotation = ik.vec3(), ik.quat(), ik.quat()
+  self._f, self._r, self._u, self._target = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
+  self._d, self._goal, self._tmp = ik.vec3(), ik.vec3(), ik.vec3()
+  self._facing, self._want, self._axis = ik.vec3(), ik.vec3(), ik.vec3()
   return self
+end
+
+--- Sets the iteration budget: at most `n` passes over the bones per update (nil:
+-- `look.PASSES`). See `ik.rigs.common.set_budget`.
+-- @tparam ?int n
+-- @usage local sk = ik.skeleton{
+--   { name = "neck", position = {0, 1.5, 0} },
+--   { name = "head", parent = "neck", position = {0, 0.1, 0} },
+-- }
+-- local rig = require("ik.rigs.look").new{ neck = sk:bone("neck"), head = sk:bone("head"),
+--                                          target = ik.vec3(1, 1.6, 1) }
+-- rig:set_budget(1)
+-- rig:update(1 / 60)
+-- assert(rig.iterations == 1)
+function Look:set_budget(n)
+  common.set_budget(self, n)
 end
 
 -- The forward-axis angle of the direction at yaw y, pitch p (|y| <= pi).
@@ -239,20 +269,23 @@ end
 -- @number dt seconds since the last update, >= 0
 function Look:update(dt)
   local w = common.begin(self, dt)
+  self.iterations = 0
   if not w then
     self.angle, self.clamped = 0, false
     return
   end
   local head = self.head
-  local head_position = ik.vec3(head:get_position())
-  local head_rotation = ik.quat(head:get_rotation())
-  local f = head_rotation * self._forward
-  local r = (head_rotation * self._up):cross(f):normalized()
-  local u = f:cross(r)
-  local target = common.position(self.target, OWNER, "target")
-  local to_target = target - head_position
+  local head_position = common.get_position(head, self._position)
+  local head_rotation = common.get_rotation(head, self._rotation)
+  local f = head_rotation:rotate(self._forward, self._f)
+  local r = head_rotation:rotate(self._up, self._r)
+  r = r:cross(f, r)
+  r = r:normalized(r)
+  local u = f:cross(r, self._u)
+  local target = common.position(self.target, OWNER, "target", self._target)
+  local to_target = target:sub(head_position, self._d)
   if to_target:length() < 1e-9 then return end
-  local d = to_target:normalized()
+  local d = to_target:normalized(to_target)
 
   -- yaw about up (positive towards r = up x forward), pitch towards up
   local yaw = atan2(d:dot(r), d:dot(f))
@@ -278,15 +311,19 @@ function Look:update(dt)
   end
 
   -- the goal direction, and the part of the way the weight allows
-  local goal = f * (cos(ps) * cos(ys)) + r * (cos(ps) * sin(ys)) + u * sin(ps)
+  local goal, tmp = self._goal, self._tmp
+  f:scale(cos(ps) * cos(ys), goal)
+  goal:add(r:scale(cos(ps) * sin(ys), tmp), goal)
+  goal:add(u:scale(sin(ps), tmp), goal)
   local theta = common.angle(f, goal)
   if w < 1 and theta > 1e-12 then
-    goal = common.turn(f, f:cross(goal):normalized(), w * theta)
+    local axis = f:cross(goal, tmp)
+    goal = common.turn(f, axis:normalized(axis), w * theta, goal)
     exact = false
   end
 
   self:_turn(goal, exact and target or nil)
-  self.angle = common.angle(f, ik.quat(head:get_rotation()) * self._forward)
+  self.angle = common.angle(f, common.get_rotation(head, self._rotation):rotate(self._forward, tmp))
   self.clamped = clamped
 end
 
@@ -297,26 +334,32 @@ end
 function Look:_turn(goal, target)
   local head, bones, weights, limits = self.head, self._bones, self._weights, self._limits
   local forward, room, out, used = self._forward, self._room, self._out, self._used
+  local rotation, bone_rotation = self._rotation, self._bone_rotation
   local n = #bones
   for i = 1, n do
     used[i] = 0
     room[i] = limits[i]
   end
-  for _ = 1, 8 do
+  for pass = 1, common.passes(self, look.PASSES) do
     local moved = false
+    self.iterations = pass
     for i = 1, n do
       if weights[i] > 0 and room[i] > 0 then
-        local facing = ik.quat(head:get_rotation()) * forward
-        local want = target and (target - ik.vec3(head:get_position())):normalized() or goal
+        local facing = common.get_rotation(head, rotation):rotate(forward, self._facing)
+        local want = goal
+        if target then
+          want = target:sub(common.get_position(head, self._position), self._want)
+          want = want:normalized(want)
+        end
         local phi = common.angle(facing, want)
         if phi <= DONE then break end
         local turn = min(i == self._last and phi or share(phi, i, weights, room, out), phi, room[i])
         if turn > 1e-12 then
-          local axis = facing:cross(want)
-          if axis:length() < 1e-12 then axis = common.perpendicular(facing) end
-          local q = ik.quat.axis_angle(axis, turn)
+          local axis = facing:cross(want, self._axis)
+          if axis:length() < 1e-12 then axis = common.perpendicular(facing, axis) end
+          local q = ik.quat.axis_angle(axis, turn, rotation)
           local bone = bones[i]
-          bone:set_rotation(q * ik.quat(bone:get_rotation()))
+          bone:set_rotation(q:mul(common.get_rotation(bone, bone_rotation), q))
           -- what the limit leaves: turns add up to at most their sum, so this never
           -- lets the bone past it
           used[i] = used[i] + turn

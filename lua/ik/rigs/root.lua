@@ -49,7 +49,8 @@ Root.__index = Root
 -- - `rotation_smooth_time`: the same for the rotation, default `smooth_time`.
 -- - `position`, `rotation`: booleans, default true: which of the two to follow.
 -- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (100), `reset_pose` (false: true
---   puts the hips back where they were when the rig was made before each update).
+--   puts the hips back where they were when the rig was made before each update),
+--   `budget` (none; the springs are exact, with no chain or loop to cap).
 -- @treturn table the rig
 -- @usage local hips = ik.node{ position = {0, 1, 0} }
 -- local target = ik.node{ position = {1, 1, 0} }
@@ -69,28 +70,51 @@ function root.new(options)
   self._rotation_omega = common.omega(o.rotation_smooth_time or o.smooth_time)
   self._follow_position, self._follow_rotation = o.position, o.rotation
   common.init_rig(self, OWNER, o, { o.hips }, { o.hips })
+  -- the springs' state, and scratch: an update allocates nothing
+  self._x, self._v, self._g = { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }
+  self._q, self._av, self._gq = ik.quat(), { 0, 0, 0 }, ik.quat()
+  self._started = false
+  self._p, self._pq, self._at, self._x_at = ik.vec3(), ik.quat(), ik.vec3(), ik.vec3()
+  self._moved, self._delta, self._hips_q = ik.vec3(), ik.quat(), ik.quat()
   return self
 end
 
--- Where the target says the hips go.
+--- Takes an iteration budget as every rig does (see `ik.rigs.common.set_budget`); the
+-- root's springs are exact, with nothing to cap.
+-- @tparam ?int n
+function Root:set_budget(n)
+  common.set_budget(self, n)
+end
+
+-- Where the target says the hips go (the rig's scratch vector and quaternion).
 function Root:_goal()
   local target = self.target
   if not common.is_transform(target) then
     error(OWNER .. ": field 'target' (transform expected, got " .. common.describe(target) .. ")", 3)
   end
-  local p = ik.vec3(target:get_position())
-  local q = ik.quat(target:get_rotation())
-  if self._offset then p = p + q * self._offset end
-  if self._rotation_offset then q = q * self._rotation_offset end
+  local p = common.get_position(target, self._p)
+  local q = common.get_rotation(target, self._pq)
+  if self._offset then p:add(q:rotate(self._offset, self._moved), p) end
+  if self._rotation_offset then q:mul(self._rotation_offset, q) end
   return p, q
+end
+
+-- Starts the springs still at position p and rotation q, the goal there too.
+function Root:_start(p, q)
+  local x, v, g, av = self._x, self._v, self._g, self._av
+  x[1], x[2], x[3] = p:unpack()
+  g[1], g[2], g[3] = x[1], x[2], x[3]
+  v[1], v[2], v[3] = 0, 0, 0
+  av[1], av[2], av[3] = 0, 0, 0
+  self._q:set(q)
+  self._gq:set(q)
+  self._started = true
 end
 
 --- Jumps the hips to the target, with no motion left in the springs (after a
 -- teleport, say). Applied at the current applied weight.
 function Root:snap()
-  local p, q = self:_goal()
-  self._x, self._v, self._g = { p:unpack() }, { 0, 0, 0 }, { p:unpack() }
-  self._q, self._av, self._gq = q, { 0, 0, 0 }, q
+  self:_start(self:_goal())
   self:_apply(self.applied_weight)
 end
 
@@ -98,11 +122,20 @@ function Root:_apply(w)
   local hips = self.hips
   if w <= 0 then return end
   if self._follow_position then
-    local x = ik.vec3(self._x[1], self._x[2], self._x[3])
-    hips:set_position(w >= 1 and x or ik.vec3(hips:get_position()):lerp(x, w))
+    local x = self._x_at:set(self._x[1], self._x[2], self._x[3])
+    if w < 1 then
+      local at = common.get_position(hips, self._at)
+      x = at:lerp(x, w, at)
+    end
+    hips:set_position(x)
   end
   if self._follow_rotation then
-    hips:set_rotation(w >= 1 and self._q or ik.quat(hips:get_rotation()):slerp(self._q, w))
+    local q = self._q
+    if w < 1 then
+      local at = common.get_rotation(hips, self._hips_q)
+      q = at:slerp(q, w, at)
+    end
+    hips:set_rotation(q)
   end
 end
 
@@ -112,48 +145,47 @@ function Root:update(dt)
   local w = common.begin(self, dt)
   if not w then return end
   local p, q = self:_goal()
-  if not self._x then
+  if not self._started then
     -- start from where the hips are, still, the goal taken to have set out from there
     local hips = self.hips
-    local x, r = ik.vec3(hips:get_position()), ik.quat(hips:get_rotation())
-    self._x, self._v, self._g = { x:unpack() }, { 0, 0, 0 }, { x:unpack() }
-    self._q, self._av, self._gq = r, { 0, 0, 0 }, r
+    self:_start(common.get_position(hips, self._at), common.get_rotation(hips, self._hips_q))
   end
   -- position: a spring per axis, the goal moving steadily from last update's
   local x, v, g = self._x, self._v, self._g
+  local spring, omega = common.spring, self._omega
   local gx, gy, gz = p:unpack()
-  local goal = { gx, gy, gz }
-  for i = 1, 3 do
-    x[i], v[i] = common.spring(x[i], v[i], g[i], goal[i], self._omega, dt)
-    g[i] = goal[i]
-  end
+  x[1], v[1] = spring(x[1], v[1], g[1], gx, omega, dt)
+  x[2], v[2] = spring(x[2], v[2], g[2], gy, omega, dt)
+  x[3], v[3] = spring(x[3], v[3], g[3], gz, omega, dt)
+  g[1], g[2], g[3] = gx, gy, gz
   -- rotation: the same spring on the rotation vector from the goal, the goal turning
   -- steadily (at angular velocity u) from last update's
   if dt > 0 then
-    local omega = self._rotation_omega
-    local ux, uy, uz = common.quat_log(q * self._gq:inverse())
+    local rotation_omega = self._rotation_omega
+    local delta = self._delta
+    local ux, uy, uz = common.quat_log(q:mul(self._gq:inverse(delta), delta))
     ux, uy, uz = ux / dt, uy / dt, uz / dt
-    if not omega then
-      self._q = q
-      self._av[1], self._av[2], self._av[3] = ux, uy, uz
+    local av = self._av
+    if not rotation_omega then
+      self._q:set(q)
+      av[1], av[2], av[3] = ux, uy, uz
     else
       -- in rotation vectors from last update's goal: the hips at e, the goal going
       -- from 0 to u * dt
-      local e = { common.quat_log(self._q * self._gq:inverse()) }
-      local u = { ux, uy, uz }
-      local av = self._av
-      for i = 1, 3 do
-        e[i], av[i] = common.spring(e[i], av[i], 0, u[i] * dt, omega, dt)
-      end
-      self._q = common.quat_exp(e[1], e[2], e[3]) * self._gq
+      local ex, ey, ez = common.quat_log(self._q:mul(self._gq:inverse(delta), delta))
+      ex, av[1] = spring(ex, av[1], 0, ux * dt, rotation_omega, dt)
+      ey, av[2] = spring(ey, av[2], 0, uy * dt, rotation_omega, dt)
+      ez, av[3] = spring(ez, av[3], 0, uz * dt, rotation_omega, dt)
+      local turn = common.quat_exp(ex, ey, ez, delta)
+      turn:mul(self._gq, self._q)
     end
-    self._gq = q
+    self._gq:set(q)
   end
   self:_apply(w)
 end
 
 function Root:_on_idle()
-  self._x = nil
+  self._started = false
 end
 
 function Root:__tostring()

@@ -39,12 +39,14 @@
 --
 -- Fields, read and write: `weight`, `enabled`, `blend_time`, `order`, `step_height`,
 -- `step_time`, `body_height`, `velocity`, `turn_rate`. Read only: `applied_weight`,
+-- `budget` (`set_budget` sets it), `iterations` (the most any leg's chain took),
 -- `height`, `pitch`, `roll` (the body's, before weighting), `yaw`, `groups` (lists of
 -- leg indices), and `legs[i]`: `name`, `side` ("left" or "right"), `rank` (1 at the
 -- front), `group`, `neighbours` (leg indices), `planted`, `plant` (the ground point
 -- {x, y, z} a planted foot stands on), `dest` (where a swinging foot will land),
 -- `target` (the ankle's target this frame), `steps` (finished), `reached`, `upper`,
--- `lower`, `step_distance`.
+-- `lower`, `step_distance`. The walker reuses the tables it hands out (`plant`,
+-- `dest`, `target`): copy what you keep.
 -- @module ik.rigs.walker
 
 local ik = require("ik")
@@ -315,7 +317,7 @@ end
 --   followed at `speed`, 0.5, turning at most `turn_rate`, default pi/2 rad/s): the
 --   walker moves the body itself.
 -- - `tolerance` (1e-3), `weight`, `enabled`, `blend_time` (0.2 s), `order` (300),
---   `reset_pose` (false).
+--   `reset_pose` (false), `budget` (none: see `set_budget`).
 -- @treturn table the rig
 -- @usage -- four legs on a floor; the host walks the body along +Z
 -- local bones = { { name = "body", position = {0, 0.5, 0} } }
@@ -462,6 +464,12 @@ function walker.new(options)
   end
 
   common.init_rig(self, OWNER, o, bones)
+  for _, leg in ipairs(self.legs) do common.own_chain(self, leg.chain) end
+  -- scratch, so that an update allocates nothing
+  self._position, self._rotation = ik.vec3(), ik.quat()
+  self._ray, self._hit_point, self._hit_normal = ik.vec3(), ik.vec3(), ik.vec3()
+  self._pole_at, self._target_at = ik.vec3(), ik.vec3()
+  self._written_buf = { 0, 0, 0, 0, 0 }
   self.time = 0
   self.yaw = yaw_of(qx, qy, qz, qw)
   self.base_y = by
@@ -481,7 +489,8 @@ function Walker:_probe(x, z, ref)
   local margin = self._ray_margin
   local top = ref + self.max_step_up + margin
   local reach = self.max_step_up + self.max_step_down + 2 * margin
-  local hit, point, normal = self.ground:raycast(ik.vec3(x, top, z), DOWN, reach)
+  local hit, point, normal = self.ground:raycast(self._ray:set(x, top, z), DOWN, reach, self._hit_point,
+    self._hit_normal)
   if not hit then return nil end
   local px, py, pz = read3(point)
   if py > ref + self.max_step_up or py < ref - self.max_step_down then return nil end
@@ -512,7 +521,8 @@ function Walker:reset()
     local rx, rz = rest_point(leg, px, pz, c, s)
     local gx, gy, gz = self:_probe(rx, rz, ref)
     if not gx then gx, gy, gz = rx, ref, rz end -- nothing there: stand level with the body
-    leg.plant, leg.from, leg.dest = { gx, gy, gz }, nil, nil
+    leg.plant, leg.from, leg.dest, leg.spare = { gx, gy, gz }, nil, nil, leg.spare or { 0, 0, 0 }
+    leg.blocked_buf = leg.blocked_buf or { 0, 0 }
     leg.planted, leg.t = true, 0
     leg.rest, leg.vel = { rx, rz }, { 0, 0 }
     leg.want_since, leg.blocked_at = nil, nil
@@ -648,7 +658,8 @@ function Walker:_advance(dt)
       if leg.t >= 1 then
         leg.land_time = self.time - (leg.t - 1) * self.step_time
         leg.planted, leg.t = true, 0
-        leg.plant, leg.from, leg.dest = leg.dest, nil, nil
+        -- the plant it left is the next step's destination table
+        leg.plant, leg.from, leg.dest, leg.spare = leg.dest, nil, nil, leg.from
         leg.steps = leg.steps + 1
         leg.last_distance = 0
       end
@@ -725,12 +736,16 @@ function Walker:_start_steps(dt, px, pz, ref)
         if not leg.blocked_at and (leg.want_since or d > 0.5 * leg.step_distance) then
           local gx, gy, gz = self:_landing(leg, late, px, pz, ref)
           if gx and dist3(leg.plant, gx, gy, gz) >= leg.min_step then
-            leg.from, leg.dest = leg.plant, { gx, gy, gz }
+            local dest = leg.spare
+            dest[1], dest[2], dest[3] = gx, gy, gz
+            leg.from, leg.dest, leg.spare = leg.plant, dest, nil
             leg.planted, leg.t = false, late / self.step_time
             leg.want_since, leg.blocked_at = nil, nil
             started = true
           elseif leg.want_since then
-            leg.blocked_at = { leg.rest[1], leg.rest[2] } -- nowhere better: keep the plant
+            local blocked = leg.blocked_buf -- nowhere better: keep the plant
+            blocked[1], blocked[2] = leg.rest[1], leg.rest[2]
+            leg.blocked_at = blocked
           end
         end
       end
@@ -792,8 +807,8 @@ end
 -- @number dt seconds since the last update, >= 0
 function Walker:update(dt)
   local w = common.begin(self, dt)
-  local px, py, pz = read3(self.body:get_position())
-  local qx, qy, qz, qw = read4(self.body:get_rotation())
+  local px, py, pz = read3(self.body:get_position(self._position))
+  local qx, qy, qz, qw = read4(self.body:get_rotation(self._rotation))
   self:_host_pose(py, qx, qy, qz, qw)
   local yaw = yaw_of(qx, qy, qz, qw)
   px, pz, yaw = self:_drive(dt, px, pz, yaw)
@@ -801,13 +816,14 @@ function Walker:update(dt)
   if not w then
     -- Idle: the body and legs are the host's; driving still moves the body.
     if self.velocity or self.path or self.turn_rate then
-      self.body:set_position(ik.vec3(px, py, pz))
-      self.body:set_rotation(ik.quat(euler(self.base_pitch, yaw, self.base_roll)))
+      self.body:set_position(self._position:set(px, py, pz))
+      self.body:set_rotation(self._rotation:set(euler(self.base_pitch, yaw, self.base_roll)))
     end
+    self.iterations = 0
     return
   end
   if self._dormant then -- back from idle: stand afresh where the body is now
-    self.body:set_position(ik.vec3(px, py, pz))
+    self.body:set_position(self._position:set(px, py, pz))
     self:reset()
   end
   self.yaw = yaw
@@ -857,21 +873,34 @@ function Walker:update(dt)
     self.height, self.height_v = lo, max(0, self.height_v)
   end
   local y = self.base_y + (self.height - self.base_y) * w
-  self.body:set_position(ik.vec3(px, y, pz))
-  self.body:set_rotation(ik.quat(bqx, bqy, bqz, bqw))
-  self._written = { y, bqx, bqy, bqz, bqw }
+  self.body:set_position(self._position:set(px, y, pz))
+  self.body:set_rotation(self._rotation:set(bqx, bqy, bqz, bqw))
+  local written = self._written_buf
+  written[1], written[2], written[3], written[4], written[5] = y, bqx, bqy, bqz, bqw
+  self._written = written
 
   -- The legs.
+  local most = 0
   for _, leg in ipairs(self.legs) do
     local t = leg.target
     t[1], t[2], t[3] = self:_foot_target(leg)
     local o = leg.pole_offset
     local ox, oy, oz = qrot(bqx, bqy, bqz, bqw, leg.knee_local[1] + o[1], leg.knee_local[2] + o[2],
       leg.knee_local[3] + o[3])
-    leg.pole.position = ik.vec3(px + ox, y + oy, pz + oz)
+    leg.pole.position = self._pole_at:set(px + ox, y + oy, pz + oz)
     leg.chain.weight = w
-    leg.reached, leg.miss = leg.chain:solve(ik.vec3(t[1], t[2], t[3]))
+    local iterations
+    leg.reached, leg.miss, iterations = leg.chain:solve(self._target_at:set(t[1], t[2], t[3]))
+    most = max(most, iterations)
   end
+  self.iterations = most
+end
+
+--- Sets the iteration budget of the legs' chains (see `ik.rigs.common.set_budget`): for
+-- distant characters. Two-bone legs are exact in one iteration whatever the budget.
+-- @tparam ?int n iterations at most, or nil for the full count
+function Walker:set_budget(n)
+  common.set_budget(self, n)
 end
 
 function Walker:_on_idle()

@@ -1,0 +1,379 @@
+/*
+ * ik_batch.c: ik_batch_run (ik_batch.h). Each thread of the pool takes one slice of
+ * every job array (contiguous, by index). In its FABRIK slice it validates a chunk of
+ * jobs, solves the constrained and the long ones as ik_fabrik_run would, and sorts the
+ * rest by joint count; each joint count then goes through two lane groups. A chain
+ * enters a lane of the sweep group after ik__fabrik_begin and is swept there with the
+ * others until ik__fabrik_next stops the sweeps; its lane is taken at once by the next
+ * chain waiting. In refined mode it then moves to the polish group for the steps of
+ * ik__fabrik_end (ik__fabrik_polish_begin, _next), taken there side by side with the
+ * other polishing chains, and leaves for ik__fabrik_finish. Chains differ in how many
+ * sweeps and steps they need; refilling keeps the lanes busy until the last few.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "ik_batch_lanes.h"
+#include "ik_internal.h"
+
+void ik_batch_init(ik_batch *batch) { memset(batch, 0, sizeof *batch); }
+
+/* ik_fabrik_run after validation, for the jobs that do not go to lanes. */
+static void fabrik_scalar(ik_fabrik_job *job) {
+  ik__fabrik_state s;
+  if (ik__fabrik_begin(job, &s)) {
+    do ik__fabrik_sweep(job, &s);
+    while (ik__fabrik_next(job, &s, job->chain.positions[job->chain.count - 1]));
+  }
+  ik__fabrik_end(job, &s);
+}
+
+/* The lowest lane of a mask that has one. */
+static int lowest_lane(ik__lane_mask m) {
+#if defined(__GNUC__)
+  return __builtin_ctzl(m);
+#else
+  int lane = 0;
+  while (!(m >> lane & 1)) lane++;
+  return lane;
+#endif
+}
+
+/* A chain into lane `lane` of rows: positions, lengths, target, root. */
+static void load_lane(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
+  const ik_vec3 *p = job->chain.positions;
+  const ik_real *len = job->chain.lengths;
+  const int count = job->chain.count, lanes = rows->lanes;
+  int i;
+  for (i = 0; i < count; i++) {
+    rows->x[i * lanes + lane] = p[i].x;
+    rows->y[i * lanes + lane] = p[i].y;
+    rows->z[i * lanes + lane] = p[i].z;
+  }
+  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + lane] = len[i];
+  rows->target_x[lane] = job->target.x;
+  rows->target_y[lane] = job->target.y;
+  rows->target_z[lane] = job->target.z;
+  rows->root_x[lane] = s->root_ws.x;
+  rows->root_y[lane] = s->root_ws.y;
+  rows->root_z[lane] = s->root_ws.z;
+  rows->root_dir[lane] = s->root_dir;
+  rows->root_dir_x[lane] = s->root_dir.x;
+  rows->root_dir_y[lane] = s->root_dir.y;
+  rows->root_dir_z[lane] = s->root_dir.z;
+}
+
+/* The positions of lane `lane` of rows back into the job's chain. */
+static void store_positions(const ik__lane_rows *rows, int lane, ik_fabrik_job *job) {
+  const int lanes = rows->lanes, count = job->chain.count;
+  ik_vec3 *p = job->chain.positions;
+  int i;
+  for (i = 0; i < count; i++)
+    p[i] = ik_vec3_make(rows->x[i * lanes + lane], rows->y[i * lanes + lane], rows->z[i * lanes + lane]);
+}
+
+static void load_positions(ik__lane_rows *rows, int lane, const ik_fabrik_job *job) {
+  const ik_vec3 *p = job->chain.positions;
+  const int lanes = rows->lanes, count = job->chain.count;
+  int i;
+  for (i = 0; i < count; i++) {
+    rows->x[i * lanes + lane] = p[i].x;
+    rows->y[i * lanes + lane] = p[i].y;
+    rows->z[i * lanes + lane] = p[i].z;
+  }
+}
+
+static ik_vec3 lane_point(const ik__lane_rows *rows, int joint, int lane) {
+  const int cell = joint * rows->lanes + lane;
+  return ik_vec3_make(rows->x[cell], rows->y[cell], rows->z[cell]);
+}
+
+/* A lane that never held a chain copies one that does, so the sweep reads no
+ * uninitialised memory (its results are not used). */
+static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
+  const int lanes = rows->lanes;
+  int i;
+  for (i = 0; i < count; i++) {
+    rows->x[i * lanes + to] = rows->x[i * lanes + from];
+    rows->y[i * lanes + to] = rows->y[i * lanes + from];
+    rows->z[i * lanes + to] = rows->z[i * lanes + from];
+  }
+  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + to] = rows->len[i * lanes + from];
+  rows->target_x[to] = rows->target_x[from];
+  rows->target_y[to] = rows->target_y[from];
+  rows->target_z[to] = rows->target_z[from];
+  rows->root_x[to] = rows->root_x[from];
+  rows->root_y[to] = rows->root_y[from];
+  rows->root_z[to] = rows->root_z[from];
+  rows->root_dir[to] = rows->root_dir[from];
+}
+
+/* The polish group's rows for `count`-joint chains, zero: a step computes lanes that hold
+ * no chain beside those that do (and throws their results away). */
+static void clear_rows(ik__lane_rows *rows, int count) {
+  const size_t cells = sizeof(ik_real) * (size_t)(count * rows->lanes);
+  const int lanes = rows->lanes;
+  memset(rows->x, 0, cells);
+  memset(rows->y, 0, cells);
+  memset(rows->z, 0, cells);
+  memset(rows->len, 0, cells);
+  memset(rows->target_x, 0, sizeof rows->target_x);
+  memset(rows->target_y, 0, sizeof rows->target_y);
+  memset(rows->target_z, 0, sizeof rows->target_z);
+  memset(rows->root_dir_x, 0, sizeof rows->root_dir_x);
+  memset(rows->root_dir_y, 0, sizeof rows->root_dir_y);
+  memset(rows->root_dir_z, 0, sizeof rows->root_dir_z);
+  memset(rows->plane_x, 0, sizeof rows->plane_x);
+  memset(rows->plane_y, 0, sizeof rows->plane_y);
+  memset(rows->plane_z, 0, sizeof rows->plane_z);
+  memset(rows->max_step, 0, sizeof rows->max_step);
+  memset(rows->floor2, 0, sizeof rows->floor2);
+  memset(rows->err2, 0, sizeof rows->err2);
+  rows->lanes = lanes;
+}
+
+/* The jobs of one joint count, in order, waiting for a lane. */
+typedef struct queue {
+  ik_fabrik_job *jobs;
+  const int *order;
+  int next, count;
+} queue;
+
+/* Puts the next job that needs sweeps into `lane` (a job that needs none is finished on
+ * the way); 0 when none is left. */
+static int fill_lane(ik__batch_ws *ws, int lane, queue *q) {
+  while (q->next < q->count) {
+    ik_fabrik_job *job = &q->jobs[q->order[q->next++]];
+    ws->job[lane] = job;
+    if (ik__fabrik_begin(job, &ws->state[lane])) {
+      load_lane(&ws->rows, lane, job, &ws->state[lane]);
+      return 1;
+    }
+    ik__fabrik_end(job, &ws->state[lane]);
+  }
+  return 0;
+}
+
+/* The dls state's plane into polish lane `lane` (the vector steps read it there). */
+static void put_plane(ik__batch_ws *ws, int lane) {
+  const ik_vec3 n = ws->dls[lane].plane_n;
+  ws->polish.plane_x[lane] = n.x;
+  ws->polish.plane_y[lane] = n.y;
+  ws->polish.plane_z[lane] = n.z;
+}
+
+/* A chain whose sweeps handed over (positions in the job, polish set up in dls) into the
+ * free polish lane `lane`. */
+static void enter_polish(ik__batch_ws *ws, int lane, ik_fabrik_job *job, const ik__fabrik_state *s,
+                         const ik__dls_state *dls) {
+  ik__lane_rows *rows = &ws->polish;
+  ws->polish_job[lane] = job;
+  ws->polish_state[lane] = *s;
+  ws->dls[lane] = *dls;
+  load_lane(rows, lane, job, s);
+  put_plane(ws, lane);
+  rows->max_step[lane] = dls->max_step_len;
+  rows->floor2[lane] = ik__fabrik_polish_floor2(s);
+  rows->err2[lane] = ik_vec3_dist2(job->chain.positions[job->chain.count - 1], job->target);
+}
+
+/* One polish step of every chain of the polish group (`polishing`), then those that are
+ * done leave for ik__fabrik_finish; returns the lanes still polishing. A lane that may
+ * be stuck takes ik__dls_step's step, from its positions outside the lane. */
+static ik__lane_mask polish_round(ik__batch_ws *ws, int joints, ik__lane_mask polishing) {
+  ik__lane_rows *rows = &ws->polish;
+  const ik__lane_mask alone = ik__polish_plan_lanes(rows, joints, polishing);
+  ik__lane_mask m;
+  for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), ws->polish_job[lowest_lane(m)]);
+  ik__polish_apply_lanes(rows, joints, polishing & ~alone);
+  for (m = alone; m; m &= m - 1) {
+    const int lane = lowest_lane(m);
+    ik_fabrik_job *job = ws->polish_job[lane];
+    ws->dls[lane].lambda2 = rows->floor2[lane] + rows->err2[lane];
+    ik__dls_step(&ws->dls[lane], &job->chain, job->target);
+    load_positions(rows, lane, job);
+    put_plane(ws, lane);
+  }
+  for (m = polishing; m; m &= m - 1) {
+    const int lane = lowest_lane(m);
+    ik_fabrik_job *job = ws->polish_job[lane];
+    const ik_real err2 = ik_vec3_dist2(lane_point(rows, joints - 1, lane), job->target);
+    if (ik__fabrik_polish_next(job, &ws->polish_state[lane], err2)) {
+      rows->err2[lane] = err2;
+      continue;
+    }
+    polishing &= ~(m & -m);
+    store_positions(rows, lane, job);
+    ik__fabrik_finish(job, &ws->polish_state[lane]);
+  }
+  return polishing;
+}
+
+/* The chains of one joint count through two lane groups: the sweep group, refilled from
+ * the queue as chains leave it, and the polish group, which takes refined chains after
+ * their sweeps and takes a step when it is full (or nothing else is left), so that both
+ * work on full vectors but for the last few chains. */
+static void run_lanes(ik__batch_ws *ws, queue *q, int joints) {
+  const int lanes = ik__lanes_for(joints);
+  const ik__lane_mask all = (((ik__lane_mask)1 << (lanes - 1)) << 1) - 1;
+  ik__lane_mask sweeping = 0, polishing = 0, m;
+  int lane, first = -1;
+  ws->rows.lanes = ws->polish.lanes = lanes;
+  clear_rows(&ws->polish, joints);
+  for (lane = 0; lane < lanes; lane++) {
+    if (fill_lane(ws, lane, q)) {
+      sweeping |= (ik__lane_mask)1 << lane;
+      if (first < 0) first = lane;
+    }
+  }
+  for (lane = 0; first >= 0 && lane < lanes; lane++)
+    if (!(sweeping >> lane & 1)) copy_lane(&ws->rows, joints, lane, first);
+  while (sweeping) {
+    ik__sweep_lanes(&ws->rows, joints, sweeping);
+    for (m = sweeping; m; m &= m - 1) {
+      ik__dls_state dls;
+      ik_fabrik_job *job = ws->job[(lane = lowest_lane(m))];
+      ik__fabrik_state *s = &ws->state[lane];
+      if (ik__fabrik_next(job, s, lane_point(&ws->rows, joints - 1, lane))) continue;
+      sweeping &= ~(m & -m);
+      store_positions(&ws->rows, lane, job);
+      if (ik__fabrik_polish_begin(job, s, &dls)) {
+        int free_lane;
+        while (polishing == all) polishing = polish_round(ws, joints, polishing);
+        free_lane = lowest_lane(~polishing & all);
+        enter_polish(ws, free_lane, job, s, &dls);
+        polishing |= (ik__lane_mask)1 << free_lane;
+      } else {
+        ik__fabrik_finish(job, s);
+      }
+      if (fill_lane(ws, lane, q)) sweeping |= m & -m;
+    }
+  }
+  while (polishing) polishing = polish_round(ws, joints, polishing);
+}
+
+/* Validation is the first touch of a chain's positions, often a cache miss: ask for
+ * those of a job a few places ahead while this one is checked. (A prefetch never
+ * faults, whatever the job holds.) */
+static void prefetch_positions(const ik_fabrik_job *job) {
+#if defined(__GNUC__)
+  const char *p = (const char *)job->chain.positions;
+  int bytes = 512, b;
+  if (p == NULL) return;
+  if (job->chain.count < bytes / (int)sizeof(ik_vec3)) bytes = job->chain.count * (int)sizeof(ik_vec3);
+  for (b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+#else
+  (void)job;
+#endif
+}
+
+/* Validates jobs [begin, end) (at most IK__CHUNK), solves at once those that do not go
+ * to lanes, then the others, one joint count after the other. */
+static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *status, int begin, int end) {
+  int start[IK_BATCH_LANE_MAX_JOINTS + 2] = {0};
+  int j, joints;
+  for (j = begin; j < end; j++) {
+    ik_fabrik_job *job = &jobs[j];
+    ik_status st;
+    if (j + 8 < end) prefetch_positions(&jobs[j + 8]);
+    st = ik_fabrik_validate(job, NULL);
+    ws->joints[j - begin] = 0;
+    if (status) status[j] = st;
+    if (st != IK_OK) continue;
+    if (job->chain.count > IK_BATCH_LANE_MAX_JOINTS || ik__constraint_kinds(&job->chain)) {
+      fabrik_scalar(job);
+      continue;
+    }
+    ws->joints[j - begin] = (short)job->chain.count;
+    start[job->chain.count + 1]++;
+  }
+  for (joints = 1; joints <= IK_BATCH_LANE_MAX_JOINTS; joints++) start[joints + 1] += start[joints];
+  /* start[n] is where joint count n begins in order; it ends at start[n + 1]. */
+  {
+    int fill[IK_BATCH_LANE_MAX_JOINTS + 1];
+    memcpy(fill, start, sizeof fill);
+    for (j = begin; j < end; j++)
+      if (ws->joints[j - begin]) ws->order[fill[ws->joints[j - begin]]++] = j;
+  }
+  for (joints = 2; joints <= IK_BATCH_LANE_MAX_JOINTS; joints++) {
+    queue q;
+    if (start[joints] == start[joints + 1]) continue;
+    q.jobs = jobs;
+    q.order = ws->order + start[joints];
+    q.next = 0;
+    q.count = start[joints + 1] - start[joints];
+    run_lanes(ws, &q, joints);
+  }
+}
+
+/* Slice `slice` of `slices` of [0, count): the same split as ik_pool_run's. */
+static void slice_range(int count, int slice, int slices, int *begin, int *end) {
+  *begin = (int)((long long)count * slice / slices);
+  *end = (int)((long long)count * (slice + 1) / slices);
+}
+
+typedef struct batch_run {
+  ik_batch *batch;
+  ik_pool *pool;
+  ik__batch_ws *own_ws; /* without a pool */
+  int slices;
+} batch_run;
+
+static void run_slice(const batch_run *run, int slice) {
+  ik_batch *b = run->batch;
+  ik__batch_ws *ws = run->pool ? ik__pool_workspace(run->pool, slice) : run->own_ws;
+  int begin, end, j;
+  slice_range(b->fabrik_count, slice, run->slices, &begin, &end);
+  for (j = begin; j < end; j += IK__CHUNK)
+    fabrik_chunk(ws, b->fabrik, b->fabrik_status, j, end - j < IK__CHUNK ? end : j + IK__CHUNK);
+  slice_range(b->two_bone_count, slice, run->slices, &begin, &end);
+  for (j = begin; j < end; j++) {
+    const ik_status st = ik_two_bone_run(&b->two_bone[j]);
+    if (b->two_bone_status) b->two_bone_status[j] = st;
+  }
+  slice_range(b->ccd_count, slice, run->slices, &begin, &end);
+  for (j = begin; j < end; j++) {
+    const ik_status st = ik_ccd_run(&b->ccd[j]);
+    if (b->ccd_status) b->ccd_status[j] = st;
+  }
+  slice_range(b->dls_count, slice, run->slices, &begin, &end);
+  for (j = begin; j < end; j++) {
+    const ik_status st = ik_dls_run(&b->dls[j]);
+    if (b->dls_status) b->dls_status[j] = st;
+  }
+}
+
+static void run_slices(void *ctx, int begin, int end) {
+  int slice;
+  for (slice = begin; slice < end; slice++) run_slice((const batch_run *)ctx, slice);
+}
+
+/* IK_OK, or what is wrong with one array of the batch. */
+static ik_status check_array(const void *jobs, int count) {
+  if (count < 0) return IK_E_COUNT;
+  if (count > 0 && jobs == NULL) return IK_E_NULL;
+  return IK_OK;
+}
+
+ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
+  batch_run run;
+  ik_status st;
+  if (batch == NULL) return IK_E_NULL;
+  if ((st = check_array(batch->fabrik, batch->fabrik_count)) != IK_OK ||
+      (st = check_array(batch->two_bone, batch->two_bone_count)) != IK_OK ||
+      (st = check_array(batch->ccd, batch->ccd_count)) != IK_OK ||
+      (st = check_array(batch->dls, batch->dls_count)) != IK_OK)
+    return st;
+  run.batch = batch;
+  run.pool = pool;
+  run.slices = ik_pool_threads(pool);
+  if (pool) {
+    run.own_ws = NULL;
+    ik_pool_run(pool, run.slices, run_slices, &run);
+  } else {
+    ik__batch_ws ws;
+    run.own_ws = &ws;
+    run_slice(&run, 0);
+  }
+  return IK_OK;
+}

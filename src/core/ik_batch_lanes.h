@@ -1,0 +1,119 @@
+/*
+ * ik_batch_lanes.h: the structure-of-arrays rows the batch sweeps and polishes FABRIK
+ * chains in, one chain per lane, and the sweep and polish step over them
+ * (ik_batch_sweep.c). Not installed, not API.
+ *
+ * A lane group is up to IK__LANES chains of the same joint count, one per lane. Row i of
+ * x, y, z holds joint i of every lane, row i of len bone i; a row is `lanes` long, fewer
+ * for long chains so that any chain of IK_BATCH_LANE_MAX_JOINTS fits the same buffers.
+ * The scheduler (ik_batch.c) moves chains in and out of lanes between sweeps and steps.
+ */
+#ifndef IK_BATCH_LANES_H
+#define IK_BATCH_LANES_H
+
+#include "ik_batch.h"
+#include "ik_fabrik_stages.h"
+
+/* Chains in a lane group. A joint step is a chain of dependent operations (a square
+ * root, then a division) some 50 cycles long: one vector of lanes would wait on it, many
+ * keep the divider busy. 32 lanes are 8 AVX2 vectors of doubles (4 of floats) in flight,
+ * the measured best: 12 and 16 vectors no longer fit the out-of-order window together. */
+#define IK__LANES 32
+
+/* Cells of each of x, y, z and len: 64 joints of 32 lanes, 128 of 16 or 256 of 8. */
+#define IK__LANE_CELLS (64 * IK__LANES)
+
+/* The sweep loads rows as aligned 32-byte vectors: a row is at least 8 lanes (32 bytes of
+ * floats) and a multiple of it, and the struct starts on a 32-byte boundary (heap
+ * copies: posix_memalign). */
+#if defined(__GNUC__)
+#define IK__ALIGN32 __attribute__((aligned(32)))
+#else
+#define IK__ALIGN32
+#endif
+typedef struct IK__ALIGN32 ik__lane_rows {
+  ik_real x[IK__LANE_CELLS], y[IK__LANE_CELLS], z[IK__LANE_CELLS]; /* joint i, lane l: [i * lanes + l] */
+  ik_real len[IK__LANE_CELLS];                                     /* bone i, lane l: the same */
+  ik_real target_x[IK__LANES], target_y[IK__LANES], target_z[IK__LANES];
+  ik_real root_x[IK__LANES], root_y[IK__LANES], root_z[IK__LANES];
+  /* ik__fabrik_state.root_dir of each lane: the degenerate steps' fallback. */
+  ik_vec3 root_dir[IK__LANES];
+  ik_real root_dir_x[IK__LANES], root_dir_y[IK__LANES], root_dir_z[IK__LANES];
+  /* A polishing lane's step: its ik__dls_state's plane_n and max_step_len, the damping
+   * floor (ik__fabrik_polish_floor2), the tip's error squared before the step, and the
+   * step planned (y). */
+  ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES];
+  ik_real max_step[IK__LANES], floor2[IK__LANES], err2[IK__LANES];
+  ik_real step_x[IK__LANES], step_y[IK__LANES], step_z[IK__LANES];
+  int lanes; /* in use, the length of a row: ik__lanes_for(joint count) */
+} ik__lane_rows;
+
+/* Lanes of a group of `count`-joint chains (count <= IK_BATCH_LANE_MAX_JOINTS): 32,
+ * halved until the rows fit the cells. */
+static inline int ik__lanes_for(int count) {
+  int lanes = IK__LANES;
+  while (lanes * count > IK__LANE_CELLS) lanes /= 2;
+  return lanes;
+}
+
+/* Bit l of a lane mask stands for lane l (unsigned long has at least 32 bits). */
+typedef unsigned long ik__lane_mask;
+
+/* One full sweep (forward pass, then backward pass, as ik_fabrik.c's forward_pass and
+ * backward_pass compute them, bit for bit) of the `count`-joint chains in the lanes of
+ * `live` (below rows->lanes). Lanes outside `live` may be changed in any way. AVX2 when
+ * the processor has it, else the baseline instruction set. */
+void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+
+/* The sweep for one instruction set, as ik__sweep_lanes would run it: 0 the baseline,
+ * 1 AVX2. NULL when that one is not built here or the processor lacks it. (Lets the
+ * tests hold every version to the scalar code, whichever the machine would pick.) */
+typedef void (*ik__sweep_fn)(ik__lane_rows *rows, int count, ik__lane_mask live);
+ik__sweep_fn ik__sweep_variant(int isa);
+
+/* A step whose bone has no length (bone_len2 <= IK_TINY_LEN2), on one lane, in scalar
+ * code: the vector sweep computes every lane, then redoes such steps with these. */
+/* Forward pass, joint i of `lane` (joints i + 1 .. count - 1 already placed). */
+void ik__sweep_lane_forward_step(ik__lane_rows *rows, int count, int lane, int i);
+/* Backward pass, joint i + 1 of `lane` (joints 0 .. i already placed). */
+void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i);
+
+/* Refined mode's polish step (ik__dls_step without constraints) on the `count`-joint
+ * chains in the lanes of `live`, in two halves. Plan solves for each lane's step (into
+ * step_x, y, z) and returns the lanes that may be stuck (whose step may need a bend
+ * first, ik__unstall): the caller does their step with ik__dls_step instead, from their
+ * positions before apply. Apply then turns the chains of `live` by their steps, as
+ * ik_dls.c's apply_step, bit for bit; it changes no lane outside `live`. Without vector
+ * extensions plan returns every lane. */
+ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+
+/* Both halves for one instruction set, as ik__sweep_variant. */
+typedef struct ik__polish_fns {
+  ik__lane_mask (*plan)(ik__lane_rows *rows, int count, ik__lane_mask live);
+  void (*apply)(ik__lane_rows *rows, int count, ik__lane_mask live);
+} ik__polish_fns;
+ik__polish_fns ik__polish_variant(int isa);
+
+/* Jobs validated and sorted by joint count at a time (bounds the workspace). */
+#define IK__CHUNK 512
+
+/* What one thread of a batch works in: two lane groups and the jobs in their lanes, and
+ * the chunk being sorted: 151 KB (77 KB with float). The groups come first, so that they are
+ * aligned as the struct is (a row set's size is a multiple of 32 bytes). */
+typedef struct ik__batch_ws {
+  ik__lane_rows rows;   /* the sweep group */
+  ik__lane_rows polish; /* the polish group (refined mode) */
+  ik_fabrik_job *job[IK__LANES];
+  ik__fabrik_state state[IK__LANES];
+  ik_fabrik_job *polish_job[IK__LANES];
+  ik__fabrik_state polish_state[IK__LANES];
+  ik__dls_state dls[IK__LANES];
+  int order[IK__CHUNK];    /* the chunk's lane jobs, by joint count */
+  short joints[IK__CHUNK]; /* joint count of a lane job of the chunk, else 0 */
+} ik__batch_ws;
+
+/* Workspace of slice `slice` (0 .. threads - 1) of a pool, 32-byte aligned. */
+ik__batch_ws *ik__pool_workspace(ik_pool *pool, int slice);
+
+#endif /* IK_BATCH_LANES_H */

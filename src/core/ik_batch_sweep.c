@@ -1,0 +1,247 @@
+/*
+ * ik_batch_sweep.c: FABRIK sweeps over lane groups (ik_batch_lanes.h), in vectors.
+ *
+ * Also refined FABRIK's polish steps over lane groups (ik_batch_polish_body.h).
+ *
+ * Vectors are GCC/clang vector extensions. On x86 the sweep is compiled twice, for the
+ * baseline (SSE2) and for AVX2, and the processor picks at run time; elsewhere GCC and
+ * clang lower the same vectors to what the target has. Other compilers sweep each lane
+ * in scalar code. Every version gives the same bits: the same IEEE operations in the
+ * same order, lane by lane, and none fused (this file is built with -ffp-contract=off).
+ */
+#include <stddef.h>
+
+#include "ik_batch_lanes.h"
+#include "ik_internal.h"
+
+static ik_vec3 lane_point(const ik__lane_rows *rows, int joint, int lane) {
+  const int cell = joint * rows->lanes + lane;
+  return ik_vec3_make(rows->x[cell], rows->y[cell], rows->z[cell]);
+}
+
+static void set_lane_point(ik__lane_rows *rows, int joint, int lane, ik_vec3 p) {
+  const int cell = joint * rows->lanes + lane;
+  rows->x[cell] = p.x;
+  rows->y[cell] = p.y;
+  rows->z[cell] = p.z;
+}
+
+/* ik_fabrik.c's forward_fallback: along the bone just placed, or back towards the root
+ * for the bone at the tip. */
+void ik__sweep_lane_forward_step(ik__lane_rows *rows, int count, int lane, int i) {
+  const ik_vec3 next_ws = lane_point(rows, i + 1, lane);
+  const ik_vec3 back_dir = ik_vec3_neg(rows->root_dir[lane]);
+  const ik_vec3 dir =
+      i + 2 < count ? ik_vec3_normalize_or(ik_vec3_sub(next_ws, lane_point(rows, i + 2, lane)), back_dir)
+                    : back_dir;
+  set_lane_point(rows, i, lane, ik_vec3_madd(next_ws, dir, rows->len[i * rows->lanes + lane]));
+}
+
+/* ik_fabrik.c's backward_pass fallback: along the bone before, or the root's direction. */
+void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i) {
+  const ik_vec3 prev_ws = lane_point(rows, i, lane);
+  const ik_vec3 root_dir = rows->root_dir[lane];
+  const ik_vec3 dir =
+      i == 0 ? root_dir : ik_vec3_normalize_or(ik_vec3_sub(prev_ws, lane_point(rows, i - 1, lane)), root_dir);
+  set_lane_point(rows, i + 1, lane, ik_vec3_madd(prev_ws, dir, rows->len[i * rows->lanes + lane]));
+}
+
+#if defined(__GNUC__)
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+/* Baseline: 16-byte vectors. */
+typedef ik_real ik__v16 __attribute__((vector_size(16), may_alias));
+#define SWEEP_NAME sweep_base
+#define SWEEP_TARGET
+#define SWEEP_V ik__v16
+#define SWEEP_W ((int)(16 / sizeof(ik_real)))
+#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
+#define SWEEP_SQRT(v) ((ik__v16)_mm_sqrt_ps((__m128)(v)))
+#define SWEEP_BITS(c) _mm_movemask_ps((__m128)(c))
+#elif defined(__SSE2__)
+#define SWEEP_SQRT(v) ((ik__v16)_mm_sqrt_pd((__m128d)(v)))
+#define SWEEP_BITS(c) _mm_movemask_pd((__m128d)(c))
+#else
+static inline ik__v16 sqrt_v16(ik__v16 v) {
+  int e;
+  for (e = 0; e < SWEEP_W; e++) v[e] = ik_sqrt(v[e]);
+  return v;
+}
+#define SWEEP_SQRT(v) sqrt_v16(v)
+#define SWEEP_BITS(c) bits_v16(c)
+#endif
+/* The integer vector a comparison gives (its element type is long or long long for
+ * doubles, depending on the target). */
+typedef __typeof__(((ik__v16){0} < (ik__v16){0})[0]) ik__lane_int;
+typedef ik__lane_int ik__m16 __attribute__((vector_size(16)));
+#if !defined(__SSE2__)
+static inline int bits_v16(ik__m16 c) {
+  int e, bits = 0;
+  for (e = 0; e < SWEEP_W; e++) bits |= (c[e] != 0) << e;
+  return bits;
+}
+#endif
+#define SWEEP_M ik__m16
+#define PLAN_NAME plan_base
+#define APPLY_NAME apply_base
+#include "ik_batch_sweep_body.h"
+#include "ik_batch_polish_body.h"
+#undef SWEEP_NAME
+#undef SWEEP_TARGET
+#undef SWEEP_V
+#undef SWEEP_W
+#undef SWEEP_SQRT
+#undef SWEEP_BITS
+#undef SWEEP_M
+#undef PLAN_NAME
+#undef APPLY_NAME
+
+/* AVX2: 32-byte vectors, picked at run time. (Not FMA: a fused multiply-add would round
+ * differently from the scalar code.) */
+#if defined(__x86_64__) || defined(__i386__)
+#define IK__SWEEP_AVX2 1
+typedef ik_real ik__v32 __attribute__((vector_size(32), may_alias));
+typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
+#define SWEEP_NAME sweep_avx2
+#define SWEEP_M ik__m32
+#define PLAN_NAME plan_avx2
+#define APPLY_NAME apply_avx2
+#define SWEEP_TARGET __attribute__((target("avx2")))
+#define SWEEP_V ik__v32
+#define SWEEP_W ((int)(32 / sizeof(ik_real)))
+#ifdef IK_REAL_FLOAT
+#define SWEEP_SQRT(v) ((ik__v32)_mm256_sqrt_ps((__m256)(v)))
+#define SWEEP_BITS(c) _mm256_movemask_ps((__m256)(c))
+#else
+#define SWEEP_SQRT(v) ((ik__v32)_mm256_sqrt_pd((__m256d)(v)))
+#define SWEEP_BITS(c) _mm256_movemask_pd((__m256d)(c))
+#endif
+#include "ik_batch_sweep_body.h"
+#include "ik_batch_polish_body.h"
+#endif
+
+ik__sweep_fn ik__sweep_variant(int isa) {
+  if (isa == 0) return sweep_base;
+#ifdef IK__SWEEP_AVX2
+  if (isa == 1 && __builtin_cpu_supports("avx2")) return sweep_avx2;
+#endif
+  return NULL;
+}
+
+void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+#ifdef IK__SWEEP_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    sweep_avx2(rows, count, live);
+    return;
+  }
+#endif
+  sweep_base(rows, count, live);
+}
+
+ik__polish_fns ik__polish_variant(int isa) {
+  ik__polish_fns fns = {NULL, NULL};
+  if (isa == 0) {
+    fns.plan = plan_base;
+    fns.apply = apply_base;
+  }
+#ifdef IK__SWEEP_AVX2
+  if (isa == 1 && __builtin_cpu_supports("avx2")) {
+    fns.plan = plan_avx2;
+    fns.apply = apply_avx2;
+  }
+#endif
+  return fns;
+}
+
+ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+#ifdef IK__SWEEP_AVX2
+  if (__builtin_cpu_supports("avx2")) return plan_avx2(rows, count, live);
+#endif
+  return plan_base(rows, count, live);
+}
+
+void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+#ifdef IK__SWEEP_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    apply_avx2(rows, count, live);
+    return;
+  }
+#endif
+  apply_base(rows, count, live);
+}
+
+#else /* no vector extensions: each lane in scalar code */
+
+static void sweep_lane(ik__lane_rows *rows, int count, int lane) {
+  const ik_real *len_of = &rows->len[lane];
+  ik_vec3 next_ws = ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]);
+  ik_vec3 prev_ws = ik_vec3_make(rows->root_x[lane], rows->root_y[lane], rows->root_z[lane]);
+  int i;
+  set_lane_point(rows, count - 1, lane, next_ws);
+  for (i = count - 2; i >= 0; i--) {
+    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i, lane), next_ws);
+    const ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2)
+      set_lane_point(rows, i, lane,
+                     ik_vec3_madd(next_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
+    else
+      ik__sweep_lane_forward_step(rows, count, lane, i);
+    next_ws = lane_point(rows, i, lane);
+  }
+  set_lane_point(rows, 0, lane, prev_ws);
+  for (i = 0; i + 1 < count; i++) {
+    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i + 1, lane), prev_ws);
+    const ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2)
+      set_lane_point(rows, i + 1, lane,
+                     ik_vec3_madd(prev_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
+    else
+      ik__sweep_lane_backward_step(rows, lane, i);
+    prev_ws = lane_point(rows, i + 1, lane);
+  }
+}
+
+static void sweep_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  int lane;
+  for (lane = 0; lane < rows->lanes; lane++)
+    if (live >> lane & 1) sweep_lane(rows, count, lane);
+}
+
+ik__sweep_fn ik__sweep_variant(int isa) { return isa == 0 ? sweep_scalar : NULL; }
+
+void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) { sweep_scalar(rows, count, live); }
+
+/* Without vectors every polish step is the scalar one: every lane is handed back. */
+static ik__lane_mask plan_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  (void)rows;
+  (void)count;
+  return live;
+}
+
+static void apply_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  (void)rows;
+  (void)count;
+  (void)live;
+}
+
+ik__polish_fns ik__polish_variant(int isa) {
+  ik__polish_fns fns = {NULL, NULL};
+  if (isa == 0) {
+    fns.plan = plan_scalar;
+    fns.apply = apply_scalar;
+  }
+  return fns;
+}
+
+ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  return plan_scalar(rows, count, live);
+}
+
+void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  apply_scalar(rows, count, live);
+}
+
+#endif

@@ -1,0 +1,692 @@
+/***
+ * Batches: `ik.batch`, a set of chains solved in one call, over threads.
+ *
+ * `b:solve()` reads every chain's target, pole and bones, then solves them all in C:
+ * FABRIK chains and two-bone limbs through the core's batch (`ik_batch_run`: FABRIK
+ * chains packed across SIMD lanes), the rest one by one, the whole set split over the
+ * batch's threads; then turns the bones and measures the results. Each chain's result,
+ * pose and bones are bit for bit what its own `chain:solve()` would give, whatever the
+ * thread count: a chain is always solved by one thread, and the work is split by chain
+ * index or skeleton, never by timing.
+ *
+ * Reading and turning need the Lua thread only for what Lua holds (host transforms):
+ * a chain whose bones are ik.bones of one skeleton, with its target and pole kept in C
+ * on that skeleton or on free ik.nodes, is read and turned by the batch's threads, the
+ * chains of a skeleton together on one thread, in batch order; a point chain with a
+ * vec3, ik.bone or ik.node target is read with no Lua call. When some bone chain needs
+ * the Lua thread, every bone chain of the batch is read and turned there, in order.
+ *
+ * Chains in one batch are read before any is written: a chain that hangs from another
+ * chain's bones (arms on a spine) starts from that chain's pose before this solve. Put
+ * such chains in a second batch solved after the first. A chain may be in several
+ * batches, and keeps working on its own.
+ *
+ * A chain may be given a foot (`b:add(leg, foot)`, an `ik.foot`): its target is then the
+ * animated foot, and inside the parallel phase the foot's ray finds the ground and its
+ * correction (`foot:update`) gives the target the leg is solved for. The ground must be
+ * a plane, heightfield or mesh: a custom ground's Lua function cannot run off the Lua
+ * thread.
+ *
+ * A steady-state `b:solve()` allocates nothing (host transforms' own methods aside).
+ * @classmod ik.batch
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "ik_batch.h"
+#include "ik_foot.h"
+#include "ik_ground.h"
+#include "ik_internal.h" /* ik__foot_update_valid */
+#include "ik_skeleton.h"
+#include "ikl.h"
+
+#define IKL_BATCH "ik.batch"
+
+/* One entry of the batch: a chain and, optionally, its foot. */
+typedef struct entry {
+  ikl_chain *chain;
+  ik_foot_params *foot_params; /* NULL: no foot */
+  ik_foot_state *foot_state;
+  const ik_ground *ground;   /* the foot's, read at each solve */
+  const ikl_foot_link *link; /* the foot's flags and ground, to check with no Lua */
+  int lane, slot;            /* this solve's lane and index in the lane's job array */
+  int grounded;              /* the foot's last update planted it */
+  /* This solve: the skeleton the chain alone reads and writes when it is gathered and
+   * scattered off the Lua thread (NULL: on it), the next entry of that skeleton's group,
+   * and what the native gather or scatter said (-1: redo it on the Lua thread, which
+   * raises). */
+  const ik_skeleton *sk;
+  int next, native;
+  int path; /* how this solve gathered it, so scatters it */
+} entry;
+
+/* An entry's path through a solve: gathered and scattered on the Lua thread; in its
+ * skeleton's group, off it; a point chain read and answered in C on it (no Lua call). */
+enum { PATH_LUA, PATH_GROUP, PATH_POINT };
+
+typedef struct ikl_batch {
+  ik_pool *pool;
+  entry *entries; /* cap, in the uservalue's "buffer", with the job arrays */
+  ik_fabrik_job *fabrik;
+  ik_two_bone_job *two_bone;
+  ik_status *fabrik_status, *two_bone_status;
+  /* This solve's groups of entries by skeleton (see group()): each one's skeleton, first
+   * and last entry; hash maps a skeleton to its group (open addressing, hash_cap slots,
+   * a power of two at least twice cap). */
+  const ik_skeleton **group_sk;
+  int *group_first, *group_last, *hash;
+  int groups, hash_cap;
+  ik_batch jobs;
+  ik_real dt; /* this solve's, for the feet */
+  int count, cap, threads, closed;
+  /* Bumped by add, remove, close and each solve: a solve that calls Lua (a host
+   * transform's methods) checks it after each call, since that Lua may have changed the
+   * batch under it (moved its buffer, shifted its entries, reused its job arrays). A
+   * counter rather than a busy flag: an error raised mid-solve would leave a flag set. */
+  unsigned version;
+} ikl_batch;
+
+static ikl_batch *check(lua_State *L, int arg) { return (ikl_batch *)luaL_checkudata(L, arg, IKL_BATCH); }
+
+static ikl_batch *check_open(lua_State *L, int arg) {
+  ikl_batch *b = check(L, arg);
+  if (b->closed) luaL_error(L, "attempt to use a closed ik.batch");
+  return b;
+}
+
+/* Pushes the uservalue's field `name`: "chains" (the chains, in order), "feet" (the
+ * feet by entry index, false for none), "index" (chain or foot -> entry index). */
+static void push_list(lua_State *L, int bi, const char *name) {
+  ikl_getuservalue(L, bi);
+  lua_getfield(L, -1, name);
+  lua_remove(L, -2);
+}
+
+/* Room for at least n entries: a new buffer, the entries copied over (jobs are filled at
+ * each solve, so only entries carry over). Allocates; solve never calls it. */
+static void reserve(lua_State *L, ikl_batch *b, int bi, int n) {
+  size_t size;
+  char *at;
+  int cap = b->cap ? b->cap : 4, hash_cap = 8;
+  if (n <= b->cap) return;
+  while (cap < n) cap = cap > (1 << 24) ? n : 2 * cap;
+  while (hash_cap < 2 * cap) hash_cap *= 2;
+  /* Largest alignment first: every size below is a multiple of what follows it. */
+  size = (size_t)cap * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + sizeof(entry) +
+                        sizeof(ik_skeleton *) + 2 * sizeof(ik_status) + 2 * sizeof(int)) +
+         (size_t)hash_cap * sizeof(int);
+  at = (char *)ikl_newuserdata0(L, size);
+  ikl_getuservalue(L, bi);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "buffer"); /* the old one goes with its last reference */
+  lua_pop(L, 1);
+  b->fabrik = (ik_fabrik_job *)(void *)at;
+  b->two_bone = (ik_two_bone_job *)(void *)(b->fabrik + cap);
+  at = (char *)(b->two_bone + cap);
+  if (b->count) memcpy(at, b->entries, (size_t)b->count * sizeof *b->entries);
+  b->entries = (entry *)(void *)at;
+  b->group_sk = (const ik_skeleton **)(void *)(b->entries + cap);
+  b->fabrik_status = (ik_status *)(void *)(b->group_sk + cap);
+  b->two_bone_status = b->fabrik_status + cap;
+  b->group_first = (int *)(void *)(b->two_bone_status + cap);
+  b->group_last = b->group_first + cap;
+  b->hash = b->group_last + cap;
+  b->hash_cap = hash_cap;
+  b->cap = cap;
+}
+
+/* The entry index (1-based) of the chain (or foot) at ci in the batch at bi, or 0. */
+static int find(lua_State *L, int bi, int ci) {
+  int i;
+  push_list(L, bi, "index");
+  lua_pushvalue(L, ci);
+  lua_rawget(L, -2);
+  i = (int)lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return i;
+}
+
+/* The foot at fi for a new entry: an open ik.foot (its ground is checked at solve). */
+static void check_foot(lua_State *L, int fi, entry *e) {
+  if (!ikl_tofoot(L, fi, &e->foot_params, &e->foot_state)) ikl_typeerror(L, fi, "ik.foot or nil");
+  e->link = ikl_foot_link_of(L, fi);
+}
+
+/* Adds the chain at ci (and the foot at fi, or none when fi is 0) to the batch at bi. */
+static void add(lua_State *L, ikl_batch *b, int bi, int ci, int fi, int arg) {
+  entry e;
+  int n;
+  memset(&e, 0, sizeof e);
+  e.chain = ikl_tochain(L, ci);
+  if (!e.chain) ikl_typeerror(L, arg, IKL_CHAIN);
+  if (ikl_chain_closed(e.chain)) luaL_argerror(L, arg, "attempt to use a closed ik.chain");
+  /* Solving one chain twice in one parallel phase would race with itself. */
+  if (find(L, bi, ci)) luaL_argerror(L, arg, "the chain is in this batch already");
+  if (fi && !lua_isnil(L, fi)) {
+    check_foot(L, fi, &e);
+    /* Its state is updated in the parallel phase: one foot for two legs would race. */
+    if (find(L, bi, fi)) luaL_argerror(L, fi, "the foot is in this batch already");
+  }
+  reserve(L, b, bi, b->count + 1);
+  n = b->count + 1;
+  push_list(L, bi, "chains");
+  lua_pushvalue(L, ci);
+  lua_rawseti(L, -2, n);
+  push_list(L, bi, "feet");
+  if (e.foot_params)
+    lua_pushvalue(L, fi);
+  else
+    lua_pushboolean(L, 0); /* no holes: the list stays a sequence */
+  lua_rawseti(L, -2, n);
+  push_list(L, bi, "index");
+  lua_pushvalue(L, ci);
+  lua_pushinteger(L, n);
+  lua_rawset(L, -3);
+  if (e.foot_params) {
+    lua_pushvalue(L, fi);
+    lua_pushinteger(L, n);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 3);
+  b->entries[b->count++] = e;
+  b->version++;
+}
+
+/***
+ * Makes a batch.
+ * @function ik.batch
+ * @tparam[opt] table spec `chains` (a list of ik.chain, solved in that order), `threads`
+ * (integer in 1..64, default 1: the threads a solve is split over, the calling one
+ * included)
+ * @treturn ik.batch
+ * @usage local chains = {}
+ * for i = 1, 100 do
+ *   chains[i] = ik.chain{ positions = { {i, 0, 0}, {i, 1, 0}, {i, 2, 0}, {i, 3, 0} },
+ *                         target = ik.node{ position = {i + 1, 1, 1} } }
+ * end
+ * local b = ik.batch{ chains = chains, threads = 2 }
+ * assert(b:solve() == 100)                 -- how many reached
+ * local reached, distance, iterations = b:result(1)
+ * assert(reached and distance <= chains[1].tolerance and iterations >= 1)
+ */
+static int batch_new(lua_State *L) {
+  static const char *const keys[] = {"chains", "threads", NULL};
+  ikl_batch *b;
+  lua_Number threads = 1;
+  int i, n = 0;
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    ikl_check_keys(L, 1, IKL_BATCH, keys, "chains, threads");
+    threads = ikl_optfield_real(L, 1, IKL_BATCH, "threads", 1, 1, IK_POOL_MAX_THREADS, "integer in 1..64");
+    if (threads != (int)threads) {
+      lua_getfield(L, 1, "threads");
+      ikl_fielderror(L, IKL_BATCH, "threads", "integer in 1..64", -1);
+    }
+    lua_getfield(L, 1, "chains");
+    if (!lua_isnil(L, -1) && !lua_istable(L, -1))
+      ikl_fielderror(L, IKL_BATCH, "chains", "list of ik.chain", -1);
+    n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
+  } else {
+    lua_settop(L, 1);
+    lua_pushnil(L);
+  }
+  /* 2: the chains (or nil) */
+  b = (ikl_batch *)ikl_newuserdata(L, sizeof *b); /* 3 */
+  memset(b, 0, sizeof *b);
+  b->closed = 1; /* until made: __gc of a half-made batch has no pool to free */
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, n, 0);
+  lua_setfield(L, -2, "chains");
+  lua_createtable(L, n, 0);
+  lua_setfield(L, -2, "feet");
+  lua_createtable(L, 0, n);
+  lua_setfield(L, -2, "index");
+  ikl_setuservalue(L, 3);
+  luaL_setmetatable(L, IKL_BATCH);
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, 2, i);
+    if (!ikl_tochain(L, -1))
+      luaL_error(L, "ik.batch: bad field 'chains' (ik.chain expected at index %d, got %s)", i,
+                 ikl_typename(L, -1));
+    if (ikl_chain_closed(ikl_tochain(L, -1)))
+      luaL_error(L, "ik.batch: bad field 'chains' (chain %d is closed)", i);
+    if (find(L, 3, lua_gettop(L)))
+      luaL_error(L, "ik.batch: bad field 'chains' (chain %d is in the list twice)", i);
+    add(L, b, 3, lua_gettop(L), 0, 1);
+    lua_pop(L, 1);
+  }
+  b->threads = (int)threads;
+  b->pool = ik_pool_new(b->threads);
+  if (!b->pool) return luaL_error(L, "ik.batch: could not start %d threads", b->threads);
+  b->closed = 0;
+  return 1;
+}
+
+/***
+ * Adds a chain, solved after those already in. A chain may be in several batches,
+ * but only once in each.
+ * @function add
+ * @tparam ik.chain chain
+ * @tparam[opt] ik.foot foot the chain's target is then the animated foot (see above)
+ * @usage local leg = ik.chain{ positions = { {0, 1, 0}, {0, 0.5, 0.1}, {0, 0, 0} }, solver = "two_bone",
+ *                       target = ik.node{ position = {0, -0.1, 0.2} } }
+ * local b = ik.batch()
+ * b:add(leg, ik.foot{ ground = ik.ground.plane(), smooth_time = 0 })
+ * b:solve(1 / 60)
+ * local reached, _, _, grounded = b:result(1)
+ * assert(reached and grounded)                 -- the foot was raised onto the floor
+ * assert(math.abs(leg:joint(3).y - 0.08) < 1e-6)
+ */
+static int batch_add(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  if (!ikl_tochain(L, 2)) ikl_typeerror(L, 2, IKL_CHAIN); /* before settop: "got no value" */
+  lua_settop(L, 3);
+  add(L, b, 1, 2, 3, 2);
+  return 0;
+}
+
+/***
+ * Takes a chain out (the others keep their order).
+ * @function remove
+ * @tparam ik.chain chain
+ * @treturn boolean whether it was in the batch
+ */
+static int batch_remove(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  int i, k;
+  if (!ikl_tochain(L, 2)) return ikl_typeerror(L, 2, IKL_CHAIN);
+  lua_settop(L, 2);
+  i = find(L, 1, 2);
+  if (!i) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  push_list(L, 1, "chains"); /* 3 */
+  push_list(L, 1, "feet");   /* 4 */
+  push_list(L, 1, "index");  /* 5 */
+  lua_pushvalue(L, 2);
+  lua_pushnil(L);
+  lua_rawset(L, 5);
+  lua_rawgeti(L, 4, i); /* its foot, or false */
+  lua_pushnil(L);
+  lua_rawset(L, 5);
+  for (k = i; k < b->count; k++) {
+    lua_rawgeti(L, 3, k + 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, 3, k);
+    lua_pushinteger(L, k);
+    lua_rawset(L, 5);
+    lua_rawgeti(L, 4, k + 1);
+    if (lua_toboolean(L, -1)) {
+      lua_pushvalue(L, -1);
+      lua_pushinteger(L, k);
+      lua_rawset(L, 5);
+    }
+    lua_rawseti(L, 4, k);
+  }
+  lua_pushnil(L);
+  lua_rawseti(L, 3, b->count);
+  lua_pushnil(L);
+  lua_rawseti(L, 4, b->count);
+  memmove(&b->entries[i - 1], &b->entries[i], (size_t)(b->count - i) * sizeof *b->entries);
+  b->count--;
+  b->version++;
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* ---- solve ---- */
+
+/* The C phases, over entries [begin, end): nothing here touches Lua. */
+
+static void prepare_range(void *ctx, int begin, int end) {
+  ikl_batch *b = (ikl_batch *)ctx;
+  int i;
+  for (i = begin; i < end; i++) {
+    entry *e = &b->entries[i];
+    if (e->foot_params) {
+      ik_foot_result out;
+      ik_vec3 target;
+      ik_quat rotation;
+      ikl_chain_target(e->chain, &target, &rotation);
+      /* Checked on the Lua thread at gather (dt at the call): a refusal here leaves the
+       * target alone. */
+      e->grounded = 0;
+      if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, target, rotation, b->dt, &out) ==
+          IK_OK) {
+        ikl_chain_retarget(e->chain, out.position, out.rotation);
+        e->grounded = out.grounded;
+      }
+    }
+    if (e->lane == IKL_LANE_FABRIK)
+      ikl_chain_prepare(e->chain, e->lane, &b->fabrik[e->slot]);
+    else if (e->lane == IKL_LANE_TWO_BONE)
+      ikl_chain_prepare(e->chain, e->lane, &b->two_bone[e->slot]);
+    else
+      ikl_chain_solve(e->chain);
+  }
+}
+
+static void finish_range(void *ctx, int begin, int end) {
+  ikl_batch *b = (ikl_batch *)ctx;
+  int i;
+  for (i = begin; i < end; i++) {
+    entry *e = &b->entries[i];
+    if (e->lane == IKL_LANE_FABRIK)
+      ikl_chain_finish(e->chain, &b->fabrik[e->slot].result, b->fabrik_status[e->slot]);
+    else if (e->lane == IKL_LANE_TWO_BONE)
+      ikl_chain_finish(e->chain, &b->two_bone[e->slot].result, b->two_bone_status[e->slot]);
+  }
+}
+
+/* Raises unless entry e's (i's) foot takes the target its chain gathered. */
+static void check_foot_target(lua_State *L, entry *e, int i) {
+  ik_error err;
+  ik_vec3 target;
+  ik_quat rotation;
+  ik_foot_result out;
+  ikl_chain_target(e->chain, &target, &rotation);
+  if (ik_foot_validate(e->foot_params, e->foot_state, e->ground, target, rotation, 0, &out, &err) != IK_OK)
+    luaL_error(L, "ik.batch: chain %d's foot refused its target (%s)", i, ik_status_message(err.status));
+}
+
+/* Reads entry i's foot (at the top of the stack) for this solve: its ground, checked. */
+static void gather_foot(lua_State *L, entry *e, int i) {
+  int fi = lua_gettop(L);
+  if (!ikl_tofoot(L, fi, &e->foot_params, &e->foot_state)) /* raises when closed */
+    luaL_error(L, "ik.batch: chain %d's foot is not an ik.foot", i);
+  lua_getfield(L, fi, "ground");
+  e->ground = ikl_checkground(L, -1);
+  lua_pop(L, 1);
+  if (ik_ground_get_kind(e->ground) == IK_GROUND_CUSTOM)
+    luaL_error(L,
+               "ik.batch: chain %d's foot stands on a custom ground (its function cannot run off the Lua "
+               "thread: update that foot yourself)",
+               i);
+  check_foot_target(L, e, i);
+}
+
+/* Whether entry e's foot and ground are open, the ground one the parallel phase may
+ * query: then e->ground is set, with no Lua. Else gather_foot raises. */
+static int foot_ready(entry *e) {
+  const ikl_foot_link *k = e->link;
+  if (*k->closed || !k->ground || *k->ground_closed || ik_ground_get_kind(k->ground) == IK_GROUND_CUSTOM)
+    return 0;
+  e->ground = k->ground;
+  return 1;
+}
+
+/* Groups the entries by the skeleton each one alone touches (ikl_chain_skeleton), so
+ * that a group's gathers and scatters can run on one thread while other groups run on
+ * others. Point chains stay on the Lua thread (they touch no skeleton when scattered).
+ * Returns 0, every entry then on the Lua thread, when some bone chain has to be there:
+ * it may read or write any skeleton. */
+static int group(ikl_batch *b) {
+  const unsigned mask = (unsigned)b->hash_cap - 1;
+  int i;
+  b->groups = 0;
+  if (!b->count) return 0;
+  memset(b->hash, 0xff, (size_t)b->hash_cap * sizeof *b->hash); /* -1: free */
+  for (i = 0; i < b->count; i++) {
+    entry *e = &b->entries[i];
+    unsigned h;
+    e->sk = ikl_chain_skeleton(e->chain);
+    e->next = -1;
+    if (!e->sk) {
+      if (ikl_chain_closed(e->chain) || ikl_chain_bound(e->chain)) return 0;
+      continue;
+    }
+    h = (unsigned)(((uintptr_t)e->sk >> 4) * 2654435761u) & mask;
+    while (b->hash[h] >= 0 && b->group_sk[b->hash[h]] != e->sk) h = (h + 1) & mask;
+    if (b->hash[h] < 0) {
+      b->hash[h] = b->groups;
+      b->group_sk[b->groups] = e->sk;
+      b->group_first[b->groups++] = i;
+    } else {
+      b->entries[b->group_last[b->hash[h]]].next = i;
+    }
+    b->group_last[b->hash[h]] = i;
+  }
+  return b->groups > 0;
+}
+
+/* A group's chains, one after the other in batch order, gathered (read_groups) or
+ * scattered (write_groups) in C: a skeleton is only ever touched by its group's thread. */
+static void read_groups(void *ctx, int begin, int end) {
+  ikl_batch *b = (ikl_batch *)ctx;
+  int g, i;
+  for (g = begin; g < end; g++)
+    for (i = b->group_first[g]; i >= 0; i = b->entries[i].next)
+      b->entries[i].native = ikl_chain_gather_native(b->entries[i].chain);
+}
+
+static void write_groups(void *ctx, int begin, int end) {
+  ikl_batch *b = (ikl_batch *)ctx;
+  int g, i;
+  for (g = begin; g < end; g++)
+    for (i = b->group_first[g]; i >= 0; i = b->entries[i].next)
+      b->entries[i].native = ikl_chain_scatter_native(b->entries[i].chain);
+}
+
+/* Raises when the batch changed since `version` was read (see ikl_batch.version). */
+static void check_unchanged(lua_State *L, const ikl_batch *b, unsigned version) {
+  if (b->version != version)
+    luaL_error(L, "ik.batch: changed during its own solve (add, remove, solve or close called from a "
+                  "transform's method)");
+}
+
+/* Gathers every chain (chains at li, feet at fi), in order, sorting them into lanes:
+ * those of the groups (when grouped) read already, the rest here. A group's chain that
+ * could not be read in C is read again here, to raise as chain:solve would. */
+static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
+  const unsigned version = b->version;
+  int i, lane;
+  ik_batch_init(&b->jobs);
+  for (i = 0; i < b->count; i++) {
+    entry *e = &b->entries[i];
+    if (grouped && e->sk && e->native >= 0) {
+      lane = e->native;
+      e->path = PATH_GROUP;
+    } else if ((lane = ikl_chain_gather_point(e->chain)) >= 0) {
+      e->path = PATH_POINT;
+    } else {
+      e->path = PATH_LUA;
+      lua_rawgeti(L, li, i + 1);
+      if (ikl_chain_closed(e->chain)) luaL_error(L, "ik.batch: chain %d is closed", i + 1);
+      lane = ikl_chain_gather(L, e->chain, lua_gettop(L), 0, i + 1);
+      lua_pop(L, 1);
+      check_unchanged(L, b, version);
+      e = &b->entries[i];
+    }
+    e->lane = lane;
+    if (lane == IKL_LANE_FABRIK) e->slot = b->jobs.fabrik_count++;
+    if (lane == IKL_LANE_TWO_BONE) e->slot = b->jobs.two_bone_count++;
+  }
+  /* The feet after every chain: no Lua of the host's runs from here to the parallel
+   * phase, so no ground taken here can be swapped out and collected before it is used. */
+  for (i = 0; i < b->count; i++) {
+    entry *e = &b->entries[i];
+    if (e->foot_params && foot_ready(e)) {
+      check_foot_target(L, e, i + 1);
+    } else if (e->foot_params) {
+      lua_rawgeti(L, fi, i + 1);
+      gather_foot(L, e, i + 1);
+      lua_pop(L, 1);
+    }
+  }
+  b->jobs.fabrik = b->fabrik;
+  b->jobs.fabrik_status = b->fabrik_status;
+  b->jobs.two_bone = b->two_bone;
+  b->jobs.two_bone_status = b->two_bone_status;
+}
+
+/***
+ * Solves every chain: as `chain:solve()` on each, in order, would (see above).
+ * @function solve
+ * @tparam[opt] number dt seconds since the last solve, >= 0 (default 0): for the feet
+ * @treturn integer how many chains reached their target
+ */
+static int batch_solve(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  unsigned version;
+  int i, grouped, reached = 0;
+  lua_Number dt = 0;
+  /* checked and worded as foot:update's dt; the sign before rounding to ik_real */
+  if (!lua_isnoneornil(L, 2)) {
+    ikl_checkreal(L, 2);
+    dt = lua_tonumber(L, 2);
+  }
+  if (!(dt >= 0))
+    luaL_argerror(L, 2, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 2)));
+  b->dt = (ik_real)dt;
+  version = ++b->version;
+  lua_settop(L, 1);
+  push_list(L, 1, "chains"); /* 2 */
+  push_list(L, 1, "feet");   /* 3 */
+  grouped = group(b);
+  if (grouped) ik_pool_run(b->pool, b->groups, read_groups, b);
+  gather(L, b, 2, 3, grouped);
+  ik_pool_run(b->pool, b->count, prepare_range, b);
+  ik_batch_run(&b->jobs, b->pool); /* well formed by construction: IK_OK */
+  ik_pool_run(b->pool, b->count, finish_range, b);
+  if (grouped) ik_pool_run(b->pool, b->groups, write_groups, b);
+  for (i = 0; i < b->count; i++) {
+    entry *e = &b->entries[i];
+    if (e->path == PATH_GROUP ? e->native == 0
+                              : e->path == PATH_POINT && ikl_chain_scatter_native(e->chain) == 0) {
+      reached += ikl_chain_result(e->chain)->reached != 0;
+      continue;
+    }
+    lua_rawgeti(L, 2, i + 1);
+    reached += ikl_chain_scatter(L, e->chain, lua_gettop(L))->reached != 0;
+    lua_pop(L, 1);
+    check_unchanged(L, b, version);
+  }
+  lua_pushinteger(L, reached);
+  return 1;
+}
+
+static int push_result(lua_State *L, const entry *e) {
+  const ik_result *r = ikl_chain_result(e->chain);
+  lua_pushboolean(L, r->reached);
+  lua_pushnumber(L, (lua_Number)r->distance);
+  lua_pushinteger(L, r->iterations);
+  if (!e->foot_params) return 3;
+  lua_pushboolean(L, e->grounded);
+  return 4;
+}
+
+/***
+ * The last solve's result for chain i (allocates nothing).
+ * @function result
+ * @tparam integer i 1 .. #batch
+ * @treturn boolean reached
+ * @treturn number the tip's distance to the target
+ * @treturn integer the solver's sweeps
+ * @treturn[opt] boolean for a chain with a foot: whether the foot was planted
+ */
+static int batch_result(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  return push_result(L, &b->entries[ikl_checkindex(L, 2, b->count)]);
+}
+
+/***
+ * The last solve's result for a chain of the batch, as `result`.
+ * @function results
+ * @tparam ik.chain chain
+ * @treturn boolean reached
+ * @treturn number the tip's distance to the target
+ * @treturn integer the solver's sweeps
+ * @treturn[opt] boolean for a chain with a foot: whether the foot was planted
+ */
+static int batch_results(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  int i;
+  if (!ikl_tochain(L, 2)) return ikl_typeerror(L, 2, IKL_CHAIN);
+  i = find(L, 1, 2);
+  if (!i) return luaL_argerror(L, 2, "the chain is not in this batch");
+  return push_result(L, &b->entries[i - 1]);
+}
+
+/***
+ * The chains, in order, in a new table.
+ * @function chains
+ * @treturn {ik.chain,...}
+ */
+static int batch_chains(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  int i;
+  push_list(L, 1, "chains");
+  lua_createtable(L, b->count, 0);
+  for (i = 1; i <= b->count; i++) {
+    lua_rawgeti(L, -2, i);
+    lua_rawseti(L, -2, i);
+  }
+  return 1;
+}
+
+/***
+ * Closes the batch and stops its threads: any later use raises. Its chains are left as
+ * they are. Also done when it is collected, and in Lua 5.4 when a `<close>` variable
+ * holding it goes out of scope.
+ * @function close
+ */
+static int batch_close(lua_State *L) {
+  ikl_batch *b = check(L, 1);
+  if (!b->closed) ik_pool_free(b->pool);
+  b->pool = NULL;
+  b->closed = 1;
+  b->version++;
+  return 0;
+}
+
+static int batch_len(lua_State *L) {
+  lua_pushinteger(L, check_open(L, 1)->count);
+  return 1;
+}
+
+static int batch_tostring(lua_State *L) {
+  ikl_batch *b = check(L, 1);
+  if (b->closed)
+    lua_pushliteral(L, "ik.batch (closed)");
+  else
+    lua_pushfstring(L, "ik.batch(%d chains, %d threads)", b->count, b->threads);
+  return 1;
+}
+
+/* `threads` (read-only), then methods (the upvalue). */
+static int batch_index(lua_State *L) {
+  ikl_batch *b = check_open(L, 1);
+  const char *key = lua_tostring(L, 2);
+  if (key && strcmp(key, "threads") == 0) {
+    lua_pushinteger(L, b->threads);
+    return 1;
+  }
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(1));
+  return 1;
+}
+
+static int batch_newindex(lua_State *L) {
+  check_open(L, 1);
+  return luaL_error(L, "ik.batch: fields are read-only (make a new batch for another thread count)");
+}
+
+static const luaL_Reg meth[] = {
+    {"add", batch_add},         {"remove", batch_remove}, {"solve", batch_solve}, {"result", batch_result},
+    {"results", batch_results}, {"chains", batch_chains}, {"close", batch_close}, {NULL, NULL}};
+
+static const luaL_Reg metameth[] = {{"__index", batch_index},
+                                    {"__newindex", batch_newindex},
+                                    {"__len", batch_len},
+                                    {"__tostring", batch_tostring},
+                                    {"__gc", batch_close},
+                                    {"__close", batch_close},
+                                    {NULL, NULL}};
+
+void ikl_open_batch(lua_State *L) {
+  ikl_createmeta(L, IKL_BATCH, meth, metameth);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, batch_new);
+  lua_setfield(L, -2, "batch");
+}

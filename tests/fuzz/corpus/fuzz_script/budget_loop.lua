@@ -1,0 +1,1 @@
+function update() while true do end end

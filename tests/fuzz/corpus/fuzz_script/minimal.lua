@@ -1,0 +1,1 @@
+function update(dt) state.t = (state.t or 0) + dt end

@@ -1,0 +1,3 @@
+local x = 0
+repeat x = x + 1 until false
+function update() end
