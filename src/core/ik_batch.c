@@ -112,7 +112,6 @@ static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
  * no chain beside those that do (and throws their results away). */
 static void clear_rows(ik__lane_rows *rows, int count) {
   const size_t cells = sizeof(ik_real) * (size_t)(count * rows->lanes);
-  const int lanes = rows->lanes;
   memset(rows->x, 0, cells);
   memset(rows->y, 0, cells);
   memset(rows->z, 0, cells);
@@ -129,7 +128,6 @@ static void clear_rows(ik__lane_rows *rows, int count) {
   memset(rows->max_step, 0, sizeof rows->max_step);
   memset(rows->floor2, 0, sizeof rows->floor2);
   memset(rows->err2, 0, sizeof rows->err2);
-  rows->lanes = lanes;
 }
 
 /* The jobs of one joint count, in order, waiting for a lane. */

@@ -843,9 +843,8 @@ static void refresh_scripts(lua_State *L, ikrig_runtime *rt, int runtime) {
   if (!lua_istable(L, list)) luaL_error(L, "ik.runtime: scripts() returned %s, not a list", luaL_typename(L, list));
   n = (int)lua_rawlen(L, list);
   for (i = 1; i <= n; i++) {
-    int entry, top = lua_gettop(L), k;
+    int entry, top = lua_gettop(L);
     const char *path, *status, *error;
-    script_slot *s;
     lua_rawgeti(L, list, i);
     entry = lua_gettop(L);
     if (!lua_istable(L, entry)) {
@@ -857,18 +856,10 @@ static void refresh_scripts(lua_State *L, ikrig_runtime *rt, int runtime) {
       lua_settop(L, top);
       continue;
     }
-    k = find_script(rt, path);
-    if (k < 0 && (k = add_script(rt, path)) < 0) oom(L);
     status = entry_string(L, entry, "status", 2);
     error = entry_string(L, entry, "error", 3);
-    s = &rt->scripts[k];
-    if (!update_string(&s->status, status) || !update_string(&s->error, error)) oom(L);
-    s->pub.status = s->status ? s->status : "?";
-    s->pub.error = s->error;
-    s->pub.active = is_active(status) && !(status == NULL && error != NULL);
-    if (s->pub.active) s->pub.frames++;
     lua_getfield(L, entry, "time");
-    if (lua_type(L, -1) == LUA_TNUMBER) s->pub.seconds = (double)lua_tonumber(L, -1);
+    refresh_script(L, rt, path, status, error, lua_gettop(L));
     lua_settop(L, top);
   }
   lua_settop(L, list - 1);

@@ -387,30 +387,34 @@ static void assert_same(const arena *a, const arena *b, const jobs *ja, const jo
   assert_memory_equal(a->base, b->base, a->used);
 }
 
+/* Runs the jobs `ja` (their memory in `a`) through ik_batch_run on pool (NULL: none) and
+ * a twin of them job by job; everything must match. Frees both, and `a` with them. */
+static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
+  arena b = arena_twin(a);
+  jobs jb = twin_jobs(a, &b, ja);
+  statuses sa = statuses_make(ja), sb = statuses_make(&jb);
+  ik_batch batch = batch_of(ja, &sa);
+  assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
+  run_single(&jb, &sb);
+  assert_same(a, &b, ja, &jb, &sa, &sb);
+  statuses_free(&sa);
+  statuses_free(&sb);
+  jobs_free(ja);
+  jobs_free(&jb);
+  free(a->base);
+  free(b.base);
+}
+
 /* One random batch of the given sizes through ik_batch_run on `threads` threads (0: no
  * pool) and job by job; everything must match. */
 static void check_batch(uint64_t seed, int threads, int fabrik, int two_bone, int ccd, int dls) {
   t_rng r = t_rng_make(seed);
-  arena a = arena_make((size_t)(fabrik + two_bone + ccd + dls + 4) * 8192 + 65536), b;
-  jobs ja = random_jobs(&r, &a, fabrik, two_bone, ccd, dls), jb;
-  statuses sa = statuses_make(&ja), sb;
+  arena a = arena_make((size_t)(fabrik + two_bone + ccd + dls + 4) * 8192 + 65536);
+  jobs ja = random_jobs(&r, &a, fabrik, two_bone, ccd, dls);
   ik_pool *pool = threads ? ik_pool_new(threads) : NULL;
-  ik_batch batch;
-  b = arena_twin(&a);
-  jb = twin_jobs(&a, &b, &ja);
-  sb = statuses_make(&jb);
   if (threads) assert_non_null(pool);
-  batch = batch_of(&ja, &sa);
-  assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
-  run_single(&jb, &sb);
-  assert_same(&a, &b, &ja, &jb, &sa, &sb);
+  check_against_single(&a, &ja, pool);
   ik_pool_free(pool);
-  statuses_free(&sa);
-  statuses_free(&sb);
-  jobs_free(&ja);
-  jobs_free(&jb);
-  free(a.base);
-  free(b.base);
 }
 
 /* ---- bit for bit as alone ---- */
@@ -444,11 +448,9 @@ static void test_uniform_crowd_matches_single_runs(void **state) {
     for (t = 0; t < 3; t++) {
       t_rng r = t_rng_make(3000 + (uint64_t)c);
       const int n = counts[c], chains = 301;
-      arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536), b;
-      jobs ja, jb;
-      statuses sa, sb;
+      arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536);
+      jobs ja;
       ik_pool *pool = ik_pool_new(1 + t);
-      ik_batch batch;
       int i;
       memset(&ja, 0, sizeof ja);
       ja.fabrik_count = chains;
@@ -466,21 +468,8 @@ static void test_uniform_crowd_matches_single_runs(void **state) {
         ja.fabrik[i].tolerance = (ik_real)1e-4 * total;
         ja.fabrik[i].max_iterations = 20;
       }
-      b = arena_twin(&a);
-      jb = twin_jobs(&a, &b, &ja);
-      sa = statuses_make(&ja);
-      sb = statuses_make(&jb);
-      batch = batch_of(&ja, &sa);
-      assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
-      run_single(&jb, &sb);
-      assert_same(&a, &b, &ja, &jb, &sa, &sb);
+      check_against_single(&a, &ja, pool);
       ik_pool_free(pool);
-      statuses_free(&sa);
-      statuses_free(&sb);
-      jobs_free(&ja);
-      jobs_free(&jb);
-      free(a.base);
-      free(b.base);
     }
   }
 }
@@ -688,11 +677,9 @@ static void test_refined_crowd_matches_single_runs(void **state) {
   for (c = 0; c < (int)(sizeof counts / sizeof counts[0]); c++) {
     t_rng r = t_rng_make(6000 + (uint64_t)c);
     const int n = counts[c], chains = 400;
-    arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536), b;
-    jobs ja, jb;
-    statuses sa, sb;
+    arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536);
+    jobs ja;
     ik_pool *pool = ik_pool_new(1 + c % 2);
-    ik_batch batch;
     int i;
     assert_non_null(pool);
     memset(&ja, 0, sizeof ja);
@@ -714,21 +701,8 @@ static void test_refined_crowd_matches_single_runs(void **state) {
       ja.fabrik[i].max_iterations = i % 5 == 0 ? 20 : 1 + i % 20;
       ja.fabrik[i].mode = i % 4 == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
     }
-    b = arena_twin(&a);
-    jb = twin_jobs(&a, &b, &ja);
-    sa = statuses_make(&ja);
-    sb = statuses_make(&jb);
-    batch = batch_of(&ja, &sa);
-    assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
-    run_single(&jb, &sb);
-    assert_same(&a, &b, &ja, &jb, &sa, &sb);
+    check_against_single(&a, &ja, pool);
     ik_pool_free(pool);
-    statuses_free(&sa);
-    statuses_free(&sb);
-    jobs_free(&ja);
-    jobs_free(&jb);
-    free(a.base);
-    free(b.base);
   }
 }
 

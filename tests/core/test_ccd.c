@@ -200,24 +200,13 @@ static void constraints_hold_after_every_solve(void **state) {
   ik_vec3 rest[MAXJ];
   t_rng r = t_rng_make(404);
   const int n = 8;
-  int k, i;
+  int k;
   (void)state;
   t_straight_chain(rest, n, 1);
   for (k = 0; k < t_cases(300); k++) {
     if (k % 10 == 0) memcpy(f.p, rest, sizeof(ik_vec3) * n); /* else warm start */
     ik_measure_lengths(rest, n, f.len);
-    for (i = 0; i + 1 < n; i++) {
-      memset(&cons[i], 0, sizeof cons[i]);
-      if (i % 2 == 0) {
-        cons[i].type = IK_CONSTRAINT_CONE;
-        cons[i].angle = (ik_real)t_uniform(&r, 0.05, 1.2);
-      } else {
-        cons[i].type = IK_CONSTRAINT_HINGE;
-        cons[i].axis = ik_vec3_make(0, 0, 1);
-        cons[i].min = (ik_real)t_uniform(&r, -1.5, 0);
-        cons[i].max = (ik_real)t_uniform(&r, 0, 1.5);
-      }
-    }
+    t_random_constraints(&r, cons, n - 1);
     make_job(&f, n, ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0.5, 9)));
     f.job.chain.constraints = cons;
     f.job.chain.rest_positions = rest;

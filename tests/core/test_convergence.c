@@ -346,7 +346,7 @@ static void constraints_hold_in_refined_mode(void **state) {
   ik_real len[MAXJ];
   ik_constraint cons[MAXJ];
   t_rng r = t_rng_make(80);
-  int k, i, n = 10, reached[2] = {0, 0};
+  int k, n = 10, reached[2] = {0, 0};
   (void)state;
   for (k = 0; k < 300; k++) {
     ik_vec3 target = ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0.5, 9));
@@ -354,17 +354,7 @@ static void constraints_hold_in_refined_mode(void **state) {
     t_straight_chain(rest, n, 1);
     ik_measure_lengths(rest, n, len);
     memset(cons, 0, sizeof cons);
-    for (i = 0; i + 1 < n; i++) {
-      if (i % 2 == 0) {
-        cons[i].type = IK_CONSTRAINT_CONE;
-        cons[i].angle = (ik_real)t_uniform(&r, 0.05, 1.2);
-      } else {
-        cons[i].type = IK_CONSTRAINT_HINGE;
-        cons[i].axis = ik_vec3_make(0, 0, 1);
-        cons[i].min = (ik_real)t_uniform(&r, -1.5, 0);
-        cons[i].max = (ik_real)t_uniform(&r, 0, 1.5);
-      }
-    }
+    t_random_constraints(&r, cons, n - 1);
     memcpy(start, rest, sizeof start);
     for (m = 0; m < 2; m++) {
       ik_chain chain;

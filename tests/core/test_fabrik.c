@@ -222,24 +222,13 @@ static void constraints_hold_after_every_solve(void **state) {
   ik_constraint cons[MAXJ];
   ik_vec3 rest[MAXJ];
   t_rng r = t_rng_make(11);
-  int k, i, n = 8;
+  int k, n = 8;
   (void)state;
   for (k = 0; k < 300; k++) {
     t_straight_chain(rest, n, 1);
     memcpy(f.p, rest, sizeof rest);
     ik_measure_lengths(f.p, n, f.len);
-    for (i = 0; i + 1 < n; i++) {
-      memset(&cons[i], 0, sizeof cons[i]);
-      if (i % 2 == 0) {
-        cons[i].type = IK_CONSTRAINT_CONE;
-        cons[i].angle = (ik_real)t_uniform(&r, 0.05, 1.2);
-      } else {
-        cons[i].type = IK_CONSTRAINT_HINGE;
-        cons[i].axis = ik_vec3_make(0, 0, 1);
-        cons[i].min = (ik_real)t_uniform(&r, -1.5, 0);
-        cons[i].max = (ik_real)t_uniform(&r, 0, 1.5);
-      }
-    }
+    t_random_constraints(&r, cons, n - 1);
     ik_chain_init(&f.chain, f.p, n, f.len);
     f.chain.constraints = cons;
     f.chain.rest_positions = rest;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void t_assert_near(double a, double b, double tol, const char *what, const char *file, int line) {
   if (!(fabs(a - b) <= tol)) {
@@ -101,4 +102,20 @@ int t_cases(int n) {
   if (!(scale > 0 && scale <= 1)) scale = 1.0;
   scaled = (int)((double)n * scale);
   return scaled < 1 ? 1 : scaled;
+}
+
+void t_random_constraints(t_rng *r, ik_constraint *cons, int bones) {
+  int i;
+  for (i = 0; i < bones; i++) {
+    memset(&cons[i], 0, sizeof cons[i]);
+    if (i % 2 == 0) {
+      cons[i].type = IK_CONSTRAINT_CONE;
+      cons[i].angle = (ik_real)t_uniform(r, 0.05, 1.2);
+    } else {
+      cons[i].type = IK_CONSTRAINT_HINGE;
+      cons[i].axis = ik_vec3_make(0, 0, 1);
+      cons[i].min = (ik_real)t_uniform(r, -1.5, 0);
+      cons[i].max = (ik_real)t_uniform(r, 0, 1.5);
+    }
+  }
 }

@@ -59,6 +59,9 @@ ik_quat t_unit_quat(t_rng *r);
 void t_straight_chain(ik_vec3 *p, int count, ik_real bone);
 /* A random chain: bone lengths in [min_len, max_len], directions random within
  * `max_bend` radians of the previous bone; root at the origin. Lengths out. */
+/* Constraints for `bones` bones: cones (0.05 to 1.2 rad) on even bones, hinges about +Z
+ * (min in [-1.5, 0], max in [0, 1.5]) on odd ones; the property tests' mix. */
+void t_random_constraints(t_rng *r, ik_constraint *cons, int bones);
 void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len,
                     double max_len, double max_bend);
 /* Max relative error |measured - expected| / expected over the bones. */
@@ -66,7 +69,7 @@ double t_max_length_error(const ik_vec3 *p, const ik_real *lengths, int count);
 
 /* How many random cases a property test runs: n times $IK_TEST_SCALE (a factor in
  * (0, 1], default 1), at least 1. Under valgrind, 50 times slower, the test command
- * runs them at a tenth. */
+ * runs them at a quarter. */
 int t_cases(int n);
 
 #endif /* IK_TEST_UTIL_H */

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "ikrig_embed.h"
+#include "test_util.h"
 #include "lauxlib.h"
 #include "lualib.h"
 
@@ -65,14 +66,8 @@ static void *count_alloc(void *ud, void *p, size_t osize, size_t nsize) {
 
 #define WARM_UP 200
 /* 1,000 frames; fewer under valgrind, whose run only looks for memory errors (the
- * test command sets IK_TEST_SCALE there, as for the property tests). */
-static int frames_scaled(void) {
-  const char *env = getenv("IK_TEST_SCALE");
-  double scale = env ? strtod(env, NULL) : 1.0;
-  if (!(scale > 0 && scale <= 1)) scale = 1.0;
-  return (int)(1000 * scale) < 1 ? 1 : (int)(1000 * scale);
-}
-#define FRAMES frames_scaled()
+ * test command sets IK_TEST_SCALE there, as for the property tests). Set in main. */
+static int n_frames;
 #define DT (1.0 / 60)
 
 typedef struct fixture {
@@ -119,10 +114,10 @@ static void test_frame_allocates_nothing(void **state) {
   (void)state;
   reset_counts();
   counting = 1;
-  for (i = 0; i < FRAMES; i++) assert_int_equal(0, ikrig_runtime_update(f->rt, DT));
+  for (i = 0; i < n_frames; i++) assert_int_equal(0, ikrig_runtime_update(f->rt, DT));
   counting = 0;
   print_message("update, %d frames: %ld Lua allocations (%zu bytes), %ld C malloc/calloc/realloc calls\n",
-                FRAMES, lua_allocs, lua_bytes, c_calls);
+                n_frames, lua_allocs, lua_bytes, c_calls);
   assert_int_equal(0, lua_allocs);
   assert_int_equal(0, c_calls);
   pose = ikrig_runtime_pose(f->rt);
@@ -131,7 +126,7 @@ static void test_frame_allocates_nothing(void **state) {
   for (i = 0; i < ikrig_runtime_script_count(f->rt); i++) {
     const ikrig_script *s = ikrig_runtime_script(f->rt, i);
     assert_true(s->active);
-    assert_int_equal(WARM_UP + 1 + FRAMES, s->frames);
+    assert_int_equal(WARM_UP + 1 + n_frames, s->frames);
   }
   stop(f);
 }
@@ -146,14 +141,14 @@ static void test_output_costs(void **state) {
   assert_non_null(null);
   reset_counts();
   counting = 1;
-  for (i = 0; i < FRAMES; i++) assert_int_equal(0, ikrig_runtime_update(f->rt, DT));
+  for (i = 0; i < n_frames; i++) assert_int_equal(0, ikrig_runtime_update(f->rt, DT));
   counting = 0;
   print_message("update with constraint shapes: %.1f Lua allocations (%.0f bytes) and %.1f C calls a frame\n",
-                (double)lua_allocs / FRAMES, (double)lua_bytes / FRAMES, (double)c_calls / FRAMES);
+                (double)lua_allocs / n_frames, (double)lua_bytes / n_frames, (double)c_calls / n_frames);
   assert_true(lua_allocs > 0); /* the shapes are new tables (ik.chain's constraint_shapes) */
   reset_counts();
   counting = 1;
-  for (i = 0; i < FRAMES; i++) {
+  for (i = 0; i < n_frames; i++) {
     const ikrig_pose *pose;
     assert_int_equal(0, ikrig_runtime_update(f->rt, DT));
     pose = ikrig_runtime_pose(f->rt);
@@ -162,7 +157,7 @@ static void test_output_costs(void **state) {
   }
   counting = 0;
   print_message("update, pose and JSON line: %.1f Lua allocations (%.0f bytes) and %.1f C calls a frame\n",
-                (double)lua_allocs / FRAMES, (double)lua_bytes / FRAMES, (double)c_calls / FRAMES);
+                (double)lua_allocs / n_frames, (double)lua_bytes / n_frames, (double)c_calls / n_frames);
   fclose(null);
   stop(f);
 }
@@ -172,5 +167,6 @@ int main(void) {
       cmocka_unit_test(test_frame_allocates_nothing),
       cmocka_unit_test(test_output_costs),
   };
+  n_frames = t_cases(1000);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
