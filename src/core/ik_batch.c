@@ -313,13 +313,13 @@ static void slice_range(int count, int slice, int slices, int *begin, int *end) 
 typedef struct batch_run {
   ik_batch *batch;
   ik_pool *pool;
-  ik__batch_ws *own_ws; /* without a pool */
+  ik__batch_ws *own_ws; /* without a pool, or for ik__batch_run_on */
   int slices;
 } batch_run;
 
 static void run_slice(const batch_run *run, int slice) {
   ik_batch *b = run->batch;
-  ik__batch_ws *ws = run->pool ? ik__pool_workspace(run->pool, slice) : run->own_ws;
+  ik__batch_ws *ws = run->own_ws ? run->own_ws : ik__pool_workspace(run->pool, slice);
   int begin, end, j;
   slice_range(b->fabrik_count, slice, run->slices, &begin, &end);
   for (j = begin; j < end; j += IK__CHUNK)
@@ -364,9 +364,9 @@ ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
     return st;
   run.batch = batch;
   run.pool = pool;
+  run.own_ws = NULL;
   run.slices = ik_pool_threads(pool);
   if (pool) {
-    run.own_ws = NULL;
     ik_pool_run(pool, run.slices, run_slices, &run);
   } else {
     ik__batch_ws ws;
@@ -374,4 +374,13 @@ ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
     run_slice(&run, 0);
   }
   return IK_OK;
+}
+
+void ik__batch_run_on(ik_batch *batch, ik_pool *pool, int slice) {
+  batch_run run;
+  run.batch = batch;
+  run.pool = pool;
+  run.own_ws = ik__pool_workspace(pool, slice);
+  run.slices = 1;
+  run_slice(&run, 0);
 }

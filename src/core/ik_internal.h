@@ -151,4 +151,14 @@ ik_status ik__foot_update_valid(const struct ik_foot_params *params, struct ik_f
                                 const struct ik_ground *ground, ik_vec3 animated_position,
                                 ik_quat animated_rotation, ik_real dt, struct ik_foot_result *out);
 
+/* ik_batch_run of a well-formed batch (arrays and counts as ik_batch_run accepts them)
+ * on the calling thread alone, in the lane buffers of the pool's thread `slice`: for a
+ * caller that splits a larger job over the pool itself (ik.batch solves each thread's
+ * share in small blocks, so that a chain's memory is read, solved and written while it
+ * is still in cache). Within one ik_pool_run, each slice must be used by one call at a
+ * time; pool must not be NULL. */
+struct ik_batch;
+struct ik_pool;
+void ik__batch_run_on(struct ik_batch *batch, struct ik_pool *pool, int slice);
+
 #endif /* IK_INTERNAL_H */

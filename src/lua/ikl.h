@@ -111,10 +111,17 @@ const struct ik_skeleton *ikl_chain_skeleton(const ikl_chain *c);
 int ikl_chain_gather_native(ikl_chain *c);
 int ikl_chain_scatter_native(ikl_chain *c);
 /* Gather, with no Lua, for a point chain whose target is a kept vec3, ik.bone or ik.node
- * and whose pole is an open ik.pole or none (Lua thread: a node is read and refreshed):
- * the lane, or -1 for any other chain (ikl_chain_gather it). scatter_native takes point
- * chains too. */
-int ikl_chain_gather_point(ikl_chain *c);
+ * and whose pole is an open ik.pole or none: the lane, or -1 for any other chain
+ * (ikl_chain_gather it). A bone or node target is read, and refreshed, only when
+ * lua_thread is set; off it (any thread, each chain on one) only a vec3 target is taken
+ * and -1 says to try again on the Lua thread. scatter_native takes point chains too. */
+int ikl_chain_gather_point(ikl_chain *c, int lua_thread);
+/* Asks for some of a chain's memory to be brought into cache: a hint, for a pass over
+ * many chains, given a few chains ahead. HEADER first: SOLVE (the arrays every solve
+ * touches) and REFS (the kept target's and pole's transforms, the skeleton's closed
+ * flag) read the header. */
+enum { IKL_PREFETCH_HEADER, IKL_PREFETCH_SOLVE, IKL_PREFETCH_REFS };
+void ikl_chain_prefetch(const ikl_chain *c, int what);
 
 /* ---- feet (ikl_foot.c), for ik.batch ---- */
 

@@ -13,13 +13,20 @@
  * a chain whose bones are ik.bones of one skeleton, with its target and pole kept in C
  * on that skeleton or on free ik.nodes, is read and turned by the batch's threads, the
  * chains of a skeleton together on one thread, in batch order; a point chain with a
- * vec3, ik.bone or ik.node target is read with no Lua call. When some bone chain needs
- * the Lua thread, every bone chain of the batch is read and turned there, in order.
+ * vec3 target is read by them too, and one with an ik.bone or ik.node target with no
+ * Lua call. When some bone chain needs the Lua thread, every bone chain of the batch is
+ * read and turned there, in order.
  *
  * Chains in one batch are read before any is written: a chain that hangs from another
  * chain's bones (arms on a spine) starts from that chain's pose before this solve. Put
- * such chains in a second batch solved after the first. A chain may be in several
- * batches, and keeps working on its own.
+ * such chains in a second batch solved after the first. Those the threads read are read
+ * before the Lua thread reads the others (whose host transforms' methods could change
+ * them). A chain may be in several batches, and keeps working on its own.
+ *
+ * Each thread then takes its share of the chains through solving, turning and
+ * measuring in blocks of 128, so that a chain's memory comes into cache once per solve,
+ * not once per stage. A skeleton's chains are all solved by one thread: threads pay off
+ * across characters, not within one.
  *
  * A chain may be given a foot (`b:add(leg, foot)`, an `ik.foot`): its target is then the
  * animated foot, and inside the parallel phase the foot's ray finds the ground and its
@@ -42,6 +49,9 @@
 
 #define IKL_BATCH "ik.batch"
 
+/* How many entries ahead a pass over many chains asks for their memory. */
+#define PREFETCH_AHEAD 4
+
 /* One entry of the batch: a chain and, optionally, its foot. */
 typedef struct entry {
   ikl_chain *chain;
@@ -49,39 +59,57 @@ typedef struct entry {
   ik_foot_state *foot_state;
   const ik_ground *ground;   /* the foot's, read at each solve */
   const ikl_foot_link *link; /* the foot's flags and ground, to check with no Lua */
-  int lane, slot;            /* this solve's lane and index in the lane's job array */
+  int point;                 /* a point chain (never changes): in no group */
+  int lane, slot;            /* this solve's lane and index in its block's job array */
   int grounded;              /* the foot's last update planted it */
-  /* This solve: the skeleton the chain alone reads and writes when it is gathered and
-   * scattered off the Lua thread (NULL: on it), the next entry of that skeleton's group,
-   * and what the native gather or scatter said (-1: redo it on the Lua thread, which
-   * raises). */
+  int foot_ok;               /* this solve: read_part found the foot ready for its target */
+  /* This solve: the skeleton a bone chain alone reads and writes when it is gathered and
+   * scattered off the Lua thread (NULL: on it, or a point chain), the next entry of
+   * that skeleton's group, and what the native gather said (its lane; -1: redo it on
+   * the Lua thread) and then the native scatter (0; -1: redo it on the Lua thread,
+   * which raises). */
   const ik_skeleton *sk;
   int next, native;
-  int path; /* how this solve gathered it, so scatters it */
+  int path;    /* how this solve gathered it, so scatters it */
+  int reached; /* this solve's, when scattered off the Lua thread */
 } entry;
 
 /* An entry's path through a solve: gathered and scattered on the Lua thread; in its
- * skeleton's group, off it; a point chain read and answered in C on it (no Lua call). */
+ * skeleton's group, off it; a point chain, read in C (off the Lua thread for a vec3
+ * target, on it with no Lua call for a bone or node) and answered off it. */
 enum { PATH_LUA, PATH_GROUP, PATH_POINT };
+
+/* Entries that one thread takes through prepare, solve, finish and write together: a
+ * chain is then still in cache from one stage to the next. Had each stage gone over the
+ * whole batch, a crowd's chains (megabytes, scattered over the Lua heap) would come from
+ * memory once per stage. */
+#define BLOCK 128
+
+/* One thread's jobs for its current block, in the uservalue's "scratch". */
+typedef struct scratch {
+  ik_fabrik_job fabrik[BLOCK];
+  ik_two_bone_job two_bone[BLOCK];
+  ik_status fabrik_status[BLOCK], two_bone_status[BLOCK];
+} scratch;
 
 typedef struct ikl_batch {
   ik_pool *pool;
-  entry *entries; /* cap, in the uservalue's "buffer", with the job arrays */
-  ik_fabrik_job *fabrik;
-  ik_two_bone_job *two_bone;
-  ik_status *fabrik_status, *two_bone_status;
+  scratch *scratch; /* threads of them */
+  entry *entries;   /* cap, in the uservalue's "buffer", with the arrays below */
   /* This solve's groups of entries by skeleton (see group()): each one's skeleton, first
    * and last entry; hash maps a skeleton to its group (open addressing, hash_cap slots,
    * a power of two at least twice cap). */
   const ik_skeleton **group_sk;
   int *group_first, *group_last, *hash;
   int groups, hash_cap;
-  ik_batch jobs;
+  /* This solve's entries outside the groups, in order (loose_count of them). */
+  int *loose;
+  int loose_count;
   ik_real dt; /* this solve's, for the feet */
   int count, cap, threads, closed;
   /* Bumped by add, remove, close and each solve: a solve that calls Lua (a host
    * transform's methods) checks it after each call, since that Lua may have changed the
-   * batch under it (moved its buffer, shifted its entries, reused its job arrays). A
+   * batch under it (moved its buffer, shifted its entries). A
    * counter rather than a busy flag: an error raised mid-solve would leave a flag set. */
   unsigned version;
 } ikl_batch;
@@ -102,8 +130,8 @@ static void push_list(lua_State *L, int bi, const char *name) {
   lua_remove(L, -2);
 }
 
-/* Room for at least n entries: a new buffer, the entries copied over (jobs are filled at
- * each solve, so only entries carry over). Allocates; solve never calls it. */
+/* Room for at least n entries: a new buffer, the entries copied over (the other arrays
+ * are filled at each solve). Allocates; solve never calls it. */
 static void reserve(lua_State *L, ikl_batch *b, int bi, int n) {
   size_t size;
   char *at;
@@ -112,25 +140,19 @@ static void reserve(lua_State *L, ikl_batch *b, int bi, int n) {
   while (cap < n) cap = cap > (1 << 24) ? n : 2 * cap;
   while (hash_cap < 2 * cap) hash_cap *= 2;
   /* Largest alignment first: every size below is a multiple of what follows it. */
-  size = (size_t)cap * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + sizeof(entry) +
-                        sizeof(ik_skeleton *) + 2 * sizeof(ik_status) + 2 * sizeof(int)) +
-         (size_t)hash_cap * sizeof(int);
+  size = (size_t)cap * (sizeof(entry) + sizeof(ik_skeleton *) + 3 * sizeof(int)) + (size_t)hash_cap * sizeof(int);
   at = (char *)ikl_newuserdata0(L, size);
   ikl_getuservalue(L, bi);
   lua_insert(L, -2);
   lua_setfield(L, -2, "buffer"); /* the old one goes with its last reference */
   lua_pop(L, 1);
-  b->fabrik = (ik_fabrik_job *)(void *)at;
-  b->two_bone = (ik_two_bone_job *)(void *)(b->fabrik + cap);
-  at = (char *)(b->two_bone + cap);
   if (b->count) memcpy(at, b->entries, (size_t)b->count * sizeof *b->entries);
   b->entries = (entry *)(void *)at;
   b->group_sk = (const ik_skeleton **)(void *)(b->entries + cap);
-  b->fabrik_status = (ik_status *)(void *)(b->group_sk + cap);
-  b->two_bone_status = b->fabrik_status + cap;
-  b->group_first = (int *)(void *)(b->two_bone_status + cap);
+  b->group_first = (int *)(void *)(b->group_sk + cap);
   b->group_last = b->group_first + cap;
-  b->hash = b->group_last + cap;
+  b->loose = b->group_last + cap;
+  b->hash = b->loose + cap;
   b->hash_cap = hash_cap;
   b->cap = cap;
 }
@@ -159,6 +181,7 @@ static void add(lua_State *L, ikl_batch *b, int bi, int ci, int fi, int arg) {
   memset(&e, 0, sizeof e);
   e.chain = ikl_tochain(L, ci);
   if (!e.chain) ikl_typeerror(L, arg, IKL_CHAIN);
+  e.point = !ikl_chain_bound(e.chain);
   if (ikl_chain_closed(e.chain)) luaL_argerror(L, arg, "attempt to use a closed ik.chain");
   /* Solving one chain twice in one parallel phase would race with itself. */
   if (find(L, bi, ci)) luaL_argerror(L, arg, "the chain is in this batch already");
@@ -214,7 +237,8 @@ static int batch_new(lua_State *L) {
   ikl_batch *b;
   lua_Number threads = 1;
   int i, n = 0;
-  if (!lua_isnoneornil(L, 1)) {
+  lua_settop(L, 1); /* what follows counts on its own slots: 2, 3 */
+  if (!lua_isnil(L, 1)) {
     luaL_checktype(L, 1, LUA_TTABLE);
     ikl_check_keys(L, 1, IKL_BATCH, keys, "chains, threads");
     threads = ikl_optfield_real(L, 1, IKL_BATCH, "threads", 1, 1, IK_POOL_MAX_THREADS, "integer in 1..64");
@@ -227,7 +251,6 @@ static int batch_new(lua_State *L) {
       ikl_fielderror(L, IKL_BATCH, "chains", "list of ik.chain", -1);
     n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
   } else {
-    lua_settop(L, 1);
     lua_pushnil(L);
   }
   /* 2: the chains (or nil) */
@@ -256,6 +279,11 @@ static int batch_new(lua_State *L) {
     lua_pop(L, 1);
   }
   b->threads = (int)threads;
+  b->scratch = (scratch *)ikl_newuserdata0(L, (size_t)b->threads * sizeof(scratch));
+  ikl_getuservalue(L, 3);
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "scratch");
+  lua_pop(L, 1);
   b->pool = ik_pool_new(b->threads);
   if (!b->pool) return luaL_error(L, "ik.batch: could not start %d threads", b->threads);
   b->closed = 0;
@@ -337,56 +365,108 @@ static int batch_remove(lua_State *L) {
 
 /* ---- solve ---- */
 
-/* The C phases, over entries [begin, end): nothing here touches Lua. */
+/* The C phases: nothing here touches Lua. */
 
-static void prepare_range(void *ctx, int begin, int end) {
-  ikl_batch *b = (ikl_batch *)ctx;
+/* Entry e's foot: its ray and correction, which give the target the leg is solved for.
+ * Checked on the Lua thread at gather (dt at the call): a refusal here leaves the target
+ * alone. */
+static void update_foot(const ikl_batch *b, entry *e) {
+  ik_foot_result out;
+  ik_vec3 target;
+  ik_quat rotation;
+  ikl_chain_target(e->chain, &target, &rotation);
+  e->grounded = 0;
+  if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, target, rotation, b->dt, &out) == IK_OK) {
+    ikl_chain_retarget(e->chain, out.position, out.rotation);
+    e->grounded = out.grounded;
+  }
+}
+
+/* The entries at `block` (n of them, in order) from gathered to scattered, on thread
+ * `part`'s scratch and lane buffers. A group's entries write their skeleton here (every
+ * read of every group was done before: read_parts), a point chain is answered here;
+ * those gathered on the Lua thread are scattered there. */
+static void run_block(ikl_batch *b, int part, const int *block, int n) {
+  scratch *s = &b->scratch[part];
+  ik_batch jobs;
   int i;
-  for (i = begin; i < end; i++) {
-    entry *e = &b->entries[i];
-    if (e->foot_params) {
-      ik_foot_result out;
-      ik_vec3 target;
-      ik_quat rotation;
-      ikl_chain_target(e->chain, &target, &rotation);
-      /* Checked on the Lua thread at gather (dt at the call): a refusal here leaves the
-       * target alone. */
-      e->grounded = 0;
-      if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, target, rotation, b->dt, &out) ==
-          IK_OK) {
-        ikl_chain_retarget(e->chain, out.position, out.rotation);
-        e->grounded = out.grounded;
-      }
-    }
-    if (e->lane == IKL_LANE_FABRIK)
-      ikl_chain_prepare(e->chain, e->lane, &b->fabrik[e->slot]);
-    else if (e->lane == IKL_LANE_TWO_BONE)
-      ikl_chain_prepare(e->chain, e->lane, &b->two_bone[e->slot]);
-    else
+  ik_batch_init(&jobs);
+  for (i = 0; i < n && i < PREFETCH_AHEAD; i++) ikl_chain_prefetch(b->entries[block[i]].chain, IKL_PREFETCH_HEADER);
+  for (i = 0; i < n; i++) {
+    entry *e = &b->entries[block[i]];
+    if (i + PREFETCH_AHEAD < n) ikl_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IKL_PREFETCH_HEADER);
+    if (i + PREFETCH_AHEAD / 2 < n)
+      ikl_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD / 2]].chain, IKL_PREFETCH_SOLVE);
+    if (e->foot_params) update_foot(b, e);
+    if (e->lane == IKL_LANE_FABRIK) {
+      e->slot = jobs.fabrik_count++;
+      ikl_chain_prepare(e->chain, e->lane, &s->fabrik[e->slot]);
+    } else if (e->lane == IKL_LANE_TWO_BONE) {
+      e->slot = jobs.two_bone_count++;
+      ikl_chain_prepare(e->chain, e->lane, &s->two_bone[e->slot]);
+    } else {
       ikl_chain_solve(e->chain);
+    }
   }
-}
-
-static void finish_range(void *ctx, int begin, int end) {
-  ikl_batch *b = (ikl_batch *)ctx;
-  int i;
-  for (i = begin; i < end; i++) {
-    entry *e = &b->entries[i];
+  jobs.fabrik = s->fabrik;
+  jobs.fabrik_status = s->fabrik_status;
+  jobs.two_bone = s->two_bone;
+  jobs.two_bone_status = s->two_bone_status;
+  ik__batch_run_on(&jobs, b->pool, part); /* well formed by construction */
+  for (i = 0; i < n; i++) {
+    entry *e = &b->entries[block[i]];
     if (e->lane == IKL_LANE_FABRIK)
-      ikl_chain_finish(e->chain, &b->fabrik[e->slot].result, b->fabrik_status[e->slot]);
+      ikl_chain_finish(e->chain, &s->fabrik[e->slot].result, s->fabrik_status[e->slot]);
     else if (e->lane == IKL_LANE_TWO_BONE)
-      ikl_chain_finish(e->chain, &b->two_bone[e->slot].result, b->two_bone_status[e->slot]);
+      ikl_chain_finish(e->chain, &s->two_bone[e->slot].result, s->two_bone_status[e->slot]);
+    if (e->path == PATH_LUA) continue;
+    e->native = ikl_chain_scatter_native(e->chain);
+    e->reached = ikl_chain_result(e->chain)->reached != 0;
   }
 }
 
-/* Raises unless entry e's (i's) foot takes the target its chain gathered. */
-static void check_foot_target(lua_State *L, entry *e, int i) {
-  ik_error err;
+/* Part `part` of a solve (one per thread): its share of the groups, each one's entries
+ * in batch order, then its share of the other entries; in blocks. The split depends on
+ * the counts and the thread count only. */
+static void solve_part(ikl_batch *b, int part) {
+  int block[BLOCK], n = 0, g, g_end, j, j_end, i;
+  g = (int)((long long)b->groups * part / b->threads);
+  g_end = (int)((long long)b->groups * (part + 1) / b->threads);
+  j = (int)((long long)b->loose_count * part / b->threads);
+  j_end = (int)((long long)b->loose_count * (part + 1) / b->threads);
+  for (; g < g_end; g++)
+    for (i = b->group_first[g]; i >= 0; i = b->entries[i].next) {
+      if (b->entries[i].path != PATH_GROUP) continue; /* read on the Lua thread after all: loose */
+      block[n++] = i;
+      if (n == BLOCK) run_block(b, part, block, n), n = 0;
+    }
+  for (; j < j_end; j++) {
+    block[n++] = b->loose[j];
+    if (n == BLOCK) run_block(b, part, block, n), n = 0;
+  }
+  if (n) run_block(b, part, block, n);
+}
+
+static void solve_parts(void *ctx, int begin, int end) {
+  int part;
+  for (part = begin; part < end; part++) solve_part((ikl_batch *)ctx, part);
+}
+
+/* Whether entry e's foot takes the target its chain gathered (err: why not). */
+static int foot_valid_err(const entry *e, ik_error *err) {
   ik_vec3 target;
   ik_quat rotation;
   ik_foot_result out;
   ikl_chain_target(e->chain, &target, &rotation);
-  if (ik_foot_validate(e->foot_params, e->foot_state, e->ground, target, rotation, 0, &out, &err) != IK_OK)
+  return ik_foot_validate(e->foot_params, e->foot_state, e->ground, target, rotation, 0, &out, err) == IK_OK;
+}
+
+static int foot_valid(const entry *e) { return foot_valid_err(e, NULL); }
+
+/* Raises unless entry e's (i's) foot takes the target its chain gathered. */
+static void check_foot_target(lua_State *L, entry *e, int i) {
+  ik_error err;
+  if (!foot_valid_err(e, &err))
     luaL_error(L, "ik.batch: chain %d's foot refused its target (%s)", i, ik_status_message(err.status));
 }
 
@@ -416,24 +496,32 @@ static int foot_ready(entry *e) {
   return 1;
 }
 
-/* Groups the entries by the skeleton each one alone touches (ikl_chain_skeleton), so
- * that a group's gathers and scatters can run on one thread while other groups run on
- * others. Point chains stay on the Lua thread (they touch no skeleton when scattered).
+/* Groups the bone chains by the skeleton each one alone touches (ikl_chain_skeleton),
+ * so that a group's gathers and scatters can run on one thread while other groups run
+ * on others. Point chains are in no group (they touch no skeleton).
  * Returns 0, every entry then on the Lua thread, when some bone chain has to be there:
  * it may read or write any skeleton. */
 static int group(ikl_batch *b) {
   const unsigned mask = (unsigned)b->hash_cap - 1;
-  int i;
+  int i, cleared = 0;
   b->groups = 0;
-  if (!b->count) return 0;
-  memset(b->hash, 0xff, (size_t)b->hash_cap * sizeof *b->hash); /* -1: free */
   for (i = 0; i < b->count; i++) {
     entry *e = &b->entries[i];
     unsigned h;
-    e->sk = ikl_chain_skeleton(e->chain);
+    e->sk = NULL;
     e->next = -1;
+    if (e->point) continue; /* read_parts takes it */
+    if (!cleared) { /* a batch of point chains never needs the map */
+      memset(b->hash, 0xff, (size_t)b->hash_cap * sizeof *b->hash); /* -1: free */
+      cleared = 1;
+    }
+    if (i + 2 * PREFETCH_AHEAD < b->count && !b->entries[i + 2 * PREFETCH_AHEAD].point)
+      ikl_chain_prefetch(b->entries[i + 2 * PREFETCH_AHEAD].chain, IKL_PREFETCH_HEADER);
+    if (i + PREFETCH_AHEAD < b->count && !b->entries[i + PREFETCH_AHEAD].point)
+      ikl_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IKL_PREFETCH_REFS);
+    e->sk = ikl_chain_skeleton(e->chain);
     if (!e->sk) {
-      if (ikl_chain_closed(e->chain) || ikl_chain_bound(e->chain)) return 0;
+      if (ikl_chain_closed(e->chain) || ikl_chain_bound(e->chain)) return b->groups = 0;
       continue;
     }
     h = (unsigned)(((uintptr_t)e->sk >> 4) * 2654435761u) & mask;
@@ -450,24 +538,6 @@ static int group(ikl_batch *b) {
   return b->groups > 0;
 }
 
-/* A group's chains, one after the other in batch order, gathered (read_groups) or
- * scattered (write_groups) in C: a skeleton is only ever touched by its group's thread. */
-static void read_groups(void *ctx, int begin, int end) {
-  ikl_batch *b = (ikl_batch *)ctx;
-  int g, i;
-  for (g = begin; g < end; g++)
-    for (i = b->group_first[g]; i >= 0; i = b->entries[i].next)
-      b->entries[i].native = ikl_chain_gather_native(b->entries[i].chain);
-}
-
-static void write_groups(void *ctx, int begin, int end) {
-  ikl_batch *b = (ikl_batch *)ctx;
-  int g, i;
-  for (g = begin; g < end; g++)
-    for (i = b->group_first[g]; i >= 0; i = b->entries[i].next)
-      b->entries[i].native = ikl_chain_scatter_native(b->entries[i].chain);
-}
-
 /* Raises when the batch changed since `version` was read (see ikl_batch.version). */
 static void check_unchanged(lua_State *L, const ikl_batch *b, unsigned version) {
   if (b->version != version)
@@ -475,22 +545,64 @@ static void check_unchanged(lua_State *L, const ikl_batch *b, unsigned version) 
                   "transform's method)");
 }
 
+/* Part `part` of the reading (one per thread), all in C: its share of the groups, each
+ * group's chains one after the other in batch order (run_block scatters them: a
+ * skeleton is only ever touched by its group's thread), and its share of the point
+ * chains with a vec3 target (gather then takes the others); and the feet of those,
+ * checked for their targets (gather checks them again if Lua ran since). */
+static void read_part(ikl_batch *b, int part) {
+  int g = (int)((long long)b->groups * part / b->threads);
+  const int g_end = (int)((long long)b->groups * (part + 1) / b->threads);
+  int i = (int)((long long)b->count * part / b->threads);
+  const int i_end = (int)((long long)b->count * (part + 1) / b->threads);
+  for (; g < g_end; g++) {
+    int j;
+    for (j = b->group_first[g]; j >= 0; j = b->entries[j].next) {
+      entry *e = &b->entries[j];
+      e->native = ikl_chain_gather_native(e->chain);
+      e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e);
+    }
+  }
+  for (; i < i_end; i++) {
+    entry *e = &b->entries[i];
+    if (i + PREFETCH_AHEAD < i_end && b->entries[i + PREFETCH_AHEAD].point)
+      ikl_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IKL_PREFETCH_HEADER);
+    if (!e->point) continue;
+    e->native = ikl_chain_gather_point(e->chain, 0);
+    e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e);
+  }
+}
+
+static void read_parts(void *ctx, int begin, int end) {
+  int part;
+  for (part = begin; part < end; part++) read_part((ikl_batch *)ctx, part);
+}
+
 /* Gathers every chain (chains at li, feet at fi), in order, sorting them into lanes:
- * those of the groups (when grouped) read already, the rest here. A group's chain that
- * could not be read in C is read again here, to raise as chain:solve would. */
+ * those read_part read already (groups' chains, when grouped, and point chains with a
+ * vec3 target) unless a host's Lua ran since, the rest here. A chain that could not be
+ * read in C is read again here, to raise as chain:solve would. */
 static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
   const unsigned version = b->version;
-  int i, lane;
-  ik_batch_init(&b->jobs);
+  int i, lane, lua_ran = 0;
+  b->loose_count = 0;
   for (i = 0; i < b->count; i++) {
     entry *e = &b->entries[i];
+    /* What read_part read stands unless a host's Lua ran since: that may have changed
+     * any chain. Then a group's chain is read again here (in C: no thread runs now). */
+    if (grouped && e->sk && e->native >= 0 && lua_ran)
+      e->native = ikl_chain_skeleton(e->chain) == e->sk ? ikl_chain_gather_native(e->chain) : -1;
     if (grouped && e->sk && e->native >= 0) {
       lane = e->native;
       e->path = PATH_GROUP;
-    } else if ((lane = ikl_chain_gather_point(e->chain)) >= 0) {
+    } else if (e->point && e->native >= 0 && !lua_ran) {
+      lane = e->native;
+      e->path = PATH_POINT;
+    } else if ((lane = ikl_chain_gather_point(e->chain, 1)) >= 0) {
       e->path = PATH_POINT;
     } else {
       e->path = PATH_LUA;
+      lua_ran = 1;
       lua_rawgeti(L, li, i + 1);
       if (ikl_chain_closed(e->chain)) luaL_error(L, "ik.batch: chain %d is closed", i + 1);
       lane = ikl_chain_gather(L, e->chain, lua_gettop(L), 0, i + 1);
@@ -499,13 +611,15 @@ static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
       e = &b->entries[i];
     }
     e->lane = lane;
-    if (lane == IKL_LANE_FABRIK) e->slot = b->jobs.fabrik_count++;
-    if (lane == IKL_LANE_TWO_BONE) e->slot = b->jobs.two_bone_count++;
+    if (e->path != PATH_GROUP) b->loose[b->loose_count++] = i;
   }
   /* The feet after every chain: no Lua of the host's runs from here to the parallel
-   * phase, so no ground taken here can be swapped out and collected before it is used. */
+   * phase, so no ground taken here can be swapped out and collected before it is used.
+   * Those read_part took are good unless Lua ran since (a host transform's method may
+   * have changed a foot). */
   for (i = 0; i < b->count; i++) {
     entry *e = &b->entries[i];
+    if (e->foot_params && e->foot_ok && !lua_ran && e->path != PATH_LUA) continue;
     if (e->foot_params && foot_ready(e)) {
       check_foot_target(L, e, i + 1);
     } else if (e->foot_params) {
@@ -514,10 +628,6 @@ static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
       lua_pop(L, 1);
     }
   }
-  b->jobs.fabrik = b->fabrik;
-  b->jobs.fabrik_status = b->fabrik_status;
-  b->jobs.two_bone = b->two_bone;
-  b->jobs.two_bone_status = b->two_bone_status;
 }
 
 /***
@@ -544,17 +654,13 @@ static int batch_solve(lua_State *L) {
   push_list(L, 1, "chains"); /* 2 */
   push_list(L, 1, "feet");   /* 3 */
   grouped = group(b);
-  if (grouped) ik_pool_run(b->pool, b->groups, read_groups, b);
+  ik_pool_run(b->pool, b->threads, read_parts, b);
   gather(L, b, 2, 3, grouped);
-  ik_pool_run(b->pool, b->count, prepare_range, b);
-  ik_batch_run(&b->jobs, b->pool); /* well formed by construction: IK_OK */
-  ik_pool_run(b->pool, b->count, finish_range, b);
-  if (grouped) ik_pool_run(b->pool, b->groups, write_groups, b);
+  ik_pool_run(b->pool, b->threads, solve_parts, b);
   for (i = 0; i < b->count; i++) {
     entry *e = &b->entries[i];
-    if (e->path == PATH_GROUP ? e->native == 0
-                              : e->path == PATH_POINT && ikl_chain_scatter_native(e->chain) == 0) {
-      reached += ikl_chain_result(e->chain)->reached != 0;
+    if (e->path != PATH_LUA && e->native == 0) {
+      reached += e->reached;
       continue;
     }
     lua_rawgeti(L, 2, i + 1);

@@ -111,55 +111,64 @@ typedef struct xref {
  * reads and solve answers is kept here between them. */
 typedef struct solve_state {
   ik_vec3 target;
-  ik_quat target_rotation; /* match_rotation's */
-  ik_quat base_turn;       /* what bone 1 hangs from has turned since the chain was made */
-  /* Bone chains: the world rotation of what bone 1 hangs from now (identity when the
-   * bone cannot tell): the frame the warm pose is kept in, so it turns with the body. */
-  ik_quat frame;
   pole_now pole;
   int off; /* weight 0: nothing to solve */
   ik_status status;
   ik_result result;
+  ik_quat target_rotation; /* match_rotation's; a foot's (ik.batch) */
+  /* Bone chains only, from here (a point chain's base_turn stays the identity). */
+  ik_quat base_turn; /* what bone 1 hangs from has turned since the chain was made */
+  /* The world rotation of what bone 1 hangs from now (identity when the bone cannot
+   * tell): the frame the warm pose is kept in, so it turns with the body. */
+  ik_quat frame;
 } solve_state;
 
-/* The header of a chain's userdata; its arrays follow it in the same block, in the order
- * below. Each array's size is a multiple of ik_real's alignment and the header holds an
- * ik_real, so every array starts aligned. Userdata never move: the pointers stay good. */
+/* The header of a chain's userdata; its arrays follow it in the same block (new_chain:
+ * constraints, positions, before, rest, start, lengths, then a bone chain's rotations
+ * and refs). Each array's size is a multiple of ik_real's alignment and the header
+ * holds an ik_real, so every array starts aligned. Userdata never move: the
+ * pointers stay good. What every solve of a point chain reads comes first, so that a
+ * batch of many chains brings few cache lines of each one from memory. */
 struct ikl_chain {
-  ik_constraint *constraints; /* count - 1, IK_CONSTRAINT_NONE where unset */
-  ik_vec3 *positions;         /* count: the pose solve() moves */
-  ik_vec3 *before;            /* count, scratch: the pose before a blended solve, or a
-                                 list being checked before it replaces the pose; for a
-                                 bone chain, the bones' positions as read */
-  ik_vec3 *rest;              /* count: the pose given at creation (hinge axes) */
+  int count, solver, iterations;
+  int closed;
+  int bound;             /* made from bones: the uservalue holds them under "bones" */
+  int constrained;       /* any constraint set: the solvers skip the pass when not */
+  int deterministic;     /* start every solve from the given (point) or animated (bone) pose */
+  int pole_is_transform; /* bone chains: the uservalue's "pole" is a transform */
+  ik_fabrik_mode mode;
+  ik_real tolerance, weight;
+  ik_vec3 *positions; /* count: the pose solve() moves */
   /* count: point chains, the pose given at creation or by set_positions (where a
    * deterministic chain starts); bone chains, the last solution as count - 1 unit bone
    * directions in `frame` (where the next solve starts: warm start). */
   ik_vec3 *start;
-  ik_real *lengths;           /* count - 1: bone i joins joint i and i + 1 */
+  ik_real *lengths;  /* count - 1: bone i joins joint i and i + 1 */
+  ikl_pole *pole;    /* NULL, or the pole kept alive in the uservalue */
+  /* Bone chains whose bones are all ik.bones of one skeleton: that skeleton and its
+   * closed flag (bones never change), else NULL. */
+  ik_skeleton *one_sk;
+  const int *one_sk_closed;
+  xref target_ref;   /* the stored target */
+  solve_state now;
+  ik_constraint *constraints; /* count - 1, IK_CONSTRAINT_NONE where unset */
+  ik_vec3 *before;            /* count, scratch: the pose before a blended solve, or a
+                                 list being checked before it replaces the pose; for a
+                                 bone chain, the bones' positions as read */
+  ik_vec3 *rest;              /* count: the pose given at creation (hinge axes) */
   ik_quat *rotations;         /* bone chains only (else NULL), count: the bones' world
                                  rotations, read, then turned by the rotations job */
   xref *refs;                 /* bone chains only (else NULL), count: the bones */
-  xref target_ref, pole_ref;  /* the stored target; a bone chain's pole transform */
-  ikl_pole *pole;             /* NULL, or the pole kept alive in the uservalue */
+  xref pole_ref;              /* a bone chain's pole transform */
   ik_vec3 base_direction;     /* zero: none */
   /* Bone chains: the world rotation of what bone 1 hangs from when the chain was made
    * (when the bone can tell: see parent_rotation), so that bone 1's constraint turns
    * with the character. */
   ik_quat base_rest;
-  ik_real tolerance, weight;
-  int count, solver, iterations;
-  int constrained; /* any constraint set: the solvers skip the pass when not */
-  int closed;
-  int bound;             /* made from bones: the uservalue holds them under "bones" */
-  int has_base_rest;     /* base_rest is known */
-  int match_rotation;    /* bone chains: the tip takes the target's rotation */
-  int pole_is_transform; /* bone chains: the uservalue's "pole" is a transform */
-  int native;            /* bone chains: every bone is an ik.bone or ik.node (refs) */
-  int deterministic;     /* start every solve from the given (point) or animated (bone) pose */
-  int has_warm;          /* bone chains: start holds a solution */
-  ik_fabrik_mode mode;
-  solve_state now;
+  int has_base_rest;  /* base_rest is known */
+  int match_rotation; /* bone chains: the tip takes the target's rotation */
+  int native;         /* bone chains: every bone is an ik.bone or ik.node (refs) */
+  int has_warm;       /* bone chains: start holds a solution */
 };
 
 /* Keeps the size of the block well inside what every Lua can allocate. */
@@ -765,6 +774,8 @@ static ikl_chain *new_chain(lua_State *L, int n, int bound) {
   c->tolerance = (ik_real)1e-3;
   c->weight = 1;
   c->base_rest = ik_quat_identity();
+  c->now.base_turn = ik_quat_identity();
+  c->now.frame = ik_quat_identity();
   {
     ik_fabrik_job defaults; /* the core's mode default, whatever it becomes */
     ik_chain none;
@@ -837,6 +848,12 @@ static int bone_chain_new(lua_State *L) {
   }
   lua_setfield(L, -2, "bones");
   lua_pop(L, 1);
+  if (c->refs[0].kind == XREF_BONE) {
+    c->one_sk = c->refs[0].sk;
+    c->one_sk_closed = c->refs[0].closed;
+    for (i = 1; i < n; i++)
+      if (c->refs[i].kind != XREF_BONE || c->refs[i].sk != c->one_sk) c->one_sk = NULL;
+  }
   if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
     return luaL_error(L, "ik.chain: bad field 'bones' (%s)", problem);
   memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
@@ -1175,7 +1192,6 @@ static void point_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) 
     c->now.target = ikl_checkvec3(L, ti);
   else
     gather_target(L, c, ci, 0, index);
-  c->now.base_turn = ik_quat_identity();
   c->now.target_rotation = ik_quat_identity();
   gather_pole(L, c, ci);
 }
@@ -1347,12 +1363,8 @@ static int ref_local_to(const xref *r, const ik_skeleton *sk) {
 }
 
 const ik_skeleton *ikl_chain_skeleton(const ikl_chain *c) {
-  const ik_skeleton *sk;
-  int i;
-  if (c->closed || !c->bound || !c->native || c->refs[0].kind != XREF_BONE || *c->refs[0].closed) return NULL;
-  sk = c->refs[0].sk;
-  for (i = 1; i < c->count; i++)
-    if (c->refs[i].kind != XREF_BONE || c->refs[i].sk != sk) return NULL;
+  const ik_skeleton *sk = c->one_sk;
+  if (c->closed || !sk || *c->one_sk_closed) return NULL;
   if (c->pole ? c->pole->closed : c->pole_is_transform && !ref_local_to(&c->pole_ref, sk)) return NULL;
   if (c->target_ref.kind == XREF_NONE || !ref_local_to(&c->target_ref, sk)) return NULL;
   return sk;
@@ -1426,13 +1438,13 @@ int ikl_chain_gather_native(ikl_chain *c) {
   return IKL_LANE_NONE;
 }
 
-int ikl_chain_gather_point(ikl_chain *c) {
+int ikl_chain_gather_point(ikl_chain *c, int lua_thread) {
   solve_state *s = &c->now;
   const xref *t = &c->target_ref;
   if (c->closed || c->bound || (c->pole ? c->pole->closed : c->pole_is_transform)) return -1;
   if (t->kind == XREF_VEC3) {
     s->target = t->value;
-  } else if (t->kind == XREF_BONE || t->kind == XREF_NODE) {
+  } else if (lua_thread && (t->kind == XREF_BONE || t->kind == XREF_NODE)) {
     if (*t->closed) return -1;
     ref_world(t, &s->target, NULL);
   } else {
@@ -1440,7 +1452,6 @@ int ikl_chain_gather_point(ikl_chain *c) {
   }
   s->off = !(c->weight > 0);
   s->status = IK_OK;
-  s->base_turn = ik_quat_identity();
   s->target_rotation = ik_quat_identity();
   s->pole.has = c->pole != NULL;
   if (c->pole) {
@@ -1467,6 +1478,46 @@ int ikl_chain_scatter_native(ikl_chain *c) {
   s->result.distance = ik_vec3_dist(p, s->target);
   s->result.reached = !s->off && s->result.distance <= c->tolerance;
   return 0;
+}
+
+#if defined(__GNUC__)
+static void prefetch_bytes(const void *at, size_t bytes) {
+  const char *p = (const char *)at, *end = p + bytes;
+  for (; p < end; p += 64) __builtin_prefetch(p);
+}
+#else
+static void prefetch_bytes(const void *at, size_t bytes) {
+  (void)at;
+  (void)bytes;
+}
+#endif
+
+/* The memory a kept target or pole is read from. */
+static void prefetch_ref(const xref *r) {
+  if (r->kind == XREF_NODE) prefetch_bytes(r->node, sizeof *r->node);
+  if (r->kind == XREF_NODE || r->kind == XREF_BONE) prefetch_bytes(r->closed, sizeof *r->closed);
+}
+
+void ikl_chain_prefetch(const ikl_chain *c, int what) {
+  size_t n;
+  if (what == IKL_PREFETCH_HEADER) {
+    prefetch_bytes(c, sizeof *c);
+  } else if (what == IKL_PREFETCH_REFS) {
+    prefetch_ref(&c->target_ref);
+    if (c->pole_is_transform) prefetch_ref(&c->pole_ref);
+    if (c->one_sk) prefetch_bytes(c->one_sk_closed, sizeof *c->one_sk_closed);
+  } else {
+    /* What every solve reads or writes; the rest (constraints, the rest pose, a blend's
+     * or a bone chain's scratch) only some chains touch. */
+    n = (size_t)c->count;
+    prefetch_bytes(c->positions, n * sizeof *c->positions);
+    prefetch_bytes(c->start, n * sizeof *c->start);
+    prefetch_bytes(c->lengths, (n - 1) * sizeof *c->lengths);
+    if (!c->bound) return;
+    prefetch_bytes(c->before, n * sizeof *c->before);
+    prefetch_bytes(c->rotations, n * sizeof *c->rotations);
+    prefetch_bytes(c->refs, n * sizeof *c->refs);
+  }
 }
 
 ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testudata(L, idx, IKL_CHAIN); }

@@ -172,6 +172,7 @@ static int skeleton_new(lua_State *L) {
   ik_error err;
   size_t size;
   luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1); /* what follows counts on its own slots: 2 to 6 */
   n = (int)lua_rawlen(L, 1);
   if (n < 1) return luaL_error(L, "ik.skeleton: at least one bone expected, got none");
   if (n > 100000) return luaL_error(L, "ik.skeleton: too many bones (%d)", n);

@@ -5,17 +5,24 @@
 
 #include "ik_internal.h"
 
-/* Everything one bone needs, kept together: one array of these follows the header, so
- * the block holds no pointer into itself and can be copied. */
+/* Two arrays follow the header, `count` entries each, so the block holds no pointer into
+ * itself and can be copied: the bones' links, then their transforms (an ik__link's size
+ * is a multiple of every alignment a float or double ik__bone needs). Marking a subtree
+ * dirty and finding a dirty path walk the links alone: moving a character's hips reads
+ * and writes a few cache lines, not every bone's transforms. */
 typedef struct ik__bone {
-  ik_vec3 rest_position_ls;
-  ik_quat rest_rotation_ls;
   ik_vec3 position_ls;
   ik_quat rotation_ls;
-  /* Cache, valid when !dirty. Invariant: a dirty bone's descendants are all dirty, so a
-   * clean bone's ancestors are all clean and a clean parent is always safe to read. */
+  /* Cache, valid when its link is not dirty. Invariant: a dirty bone's descendants are
+   * all dirty, so a clean bone's ancestors are all clean and a clean parent is always
+   * safe to read. */
   ik_vec3 position_ws;
   ik_quat rotation_ws;
+  ik_vec3 rest_position_ls;
+  ik_quat rest_rotation_ls;
+} ik__bone;
+
+typedef struct ik__link {
   uint64_t world_version;
   int parent;
   int dirty;
@@ -25,13 +32,13 @@ typedef struct ik__bone {
   /* One past the last bone of its subtree: its descendants all lie between it and this
    * (parents come first), so marking them dirty scans no further. */
   int subtree_end;
-} ik__bone;
+} ik__link;
 
 struct ik_skeleton {
   int count;
   uint64_t version;
   uint64_t recomputes;
-  ik__bone bones[]; /* `count` of them: sized by ik_skeleton_size */
+  ik__link links[]; /* `count` of them, then `count` ik__bone: sized by ik_skeleton_size */
 };
 
 /* The strictest alignment a member needs; C99 has no alignof, offsetof after a char
@@ -70,11 +77,16 @@ void ik_bone_desc_init(ik_bone_desc *desc) {
   desc->rotation = ik_quat_identity();
 }
 
+/* The bones' transforms, after the links. Mutable for readers too: see mutable_skeleton. */
+static ik__bone *bones_of(const ik_skeleton *sk) {
+  return (ik__bone *)(void *)((ik__link *)sk->links + sk->count);
+}
+
 size_t ik_skeleton_size(int bone_count) {
-  const size_t head = offsetof(ik_skeleton, bones);
+  const size_t head = offsetof(ik_skeleton, links);
   if (bone_count < 1) return 0;
-  if ((size_t)bone_count > (SIZE_MAX - head) / sizeof(ik__bone)) return 0;
-  return head + (size_t)bone_count * sizeof(ik__bone);
+  if ((size_t)bone_count > (SIZE_MAX - head) / (sizeof(ik__bone) + sizeof(ik__link))) return 0;
+  return head + (size_t)bone_count * (sizeof(ik__bone) + sizeof(ik__link));
 }
 
 static ik_status validate_init(const void *mem, size_t mem_size, const ik_bone_desc *bones, int bone_count,
@@ -99,17 +111,19 @@ static ik_status validate_init(const void *mem, size_t mem_size, const ik_bone_d
 
 /* Dirties every bone under one new version (init, reset). */
 static void mark_all_dirty(ik_skeleton *sk) {
+  ik__link *l = sk->links;
   int i;
   sk->version++;
   for (i = 0; i < sk->count; i++) {
-    sk->bones[i].dirty = 1;
-    sk->bones[i].world_version = sk->version;
+    l[i].dirty = 1;
+    l[i].world_version = sk->version;
   }
 }
 
 ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones, int bone_count,
                            ik_skeleton **out, ik_error *err) {
   ik_skeleton *sk;
+  ik__link *l;
   int i;
   const ik_status st = validate_init(mem, mem_size, bones, bone_count, out, err);
   if (st != IK_OK) return st;
@@ -120,22 +134,22 @@ ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones
   sk->count = bone_count;
   sk->version = 0; /* mark_all_dirty makes it 1 */
   sk->recomputes = 0;
+  l = sk->links;
   for (i = 0; i < bone_count; i++) {
-    ik__bone *b = &sk->bones[i];
-    b->parent = bones[i].parent;
+    ik__bone *b = &bones_of(sk)[i];
+    l[i].parent = bones[i].parent;
+    l[i].subtree_end = i + 1;
     b->rest_position_ls = bones[i].position;
     b->rest_rotation_ls = ik_quat_normalize(bones[i].rotation);
     b->position_ls = b->rest_position_ls;
     b->rotation_ls = b->rest_rotation_ls;
     b->position_ws = ik_vec3_zero();
     b->rotation_ws = ik_quat_identity();
-    b->subtree_end = i + 1;
   }
   /* Backwards, children before parents: each end is final before its parent reads it. */
   for (i = bone_count - 1; i > 0; i--) {
-    ik__bone *parent = sk->bones[i].parent >= 0 ? &sk->bones[sk->bones[i].parent] : NULL;
-    if (parent && parent->subtree_end < sk->bones[i].subtree_end)
-      parent->subtree_end = sk->bones[i].subtree_end;
+    ik__link *parent = l[i].parent >= 0 ? &l[l[i].parent] : NULL;
+    if (parent && parent->subtree_end < l[i].subtree_end) parent->subtree_end = l[i].subtree_end;
   }
   mark_all_dirty(sk);
   *out = sk;
@@ -145,13 +159,13 @@ ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones
 int ik_skeleton_count(const ik_skeleton *sk) { return sk ? sk->count : 0; }
 
 int ik_skeleton_parent(const ik_skeleton *sk, int bone) {
-  return bone_in_range(sk, bone) ? sk->bones[bone].parent : -1;
+  return bone_in_range(sk, bone) ? sk->links[bone].parent : -1;
 }
 
 int ik_skeleton_in_subtree(const ik_skeleton *sk, int bone, int ancestor) {
   if (!bone_in_range(sk, bone) || !bone_in_range(sk, ancestor)) return 0;
   /* Parents have smaller indices: once below `ancestor` the walk can never meet it. */
-  while (bone > ancestor) bone = sk->bones[bone].parent;
+  while (bone > ancestor) bone = sk->links[bone].parent;
   return bone == ancestor;
 }
 
@@ -159,37 +173,38 @@ int ik_skeleton_in_subtree(const ik_skeleton *sk, int bone, int ancestor) {
 
 /* World = parent world * local, for a bone whose parent is clean. The product is
  * renormalised: a 200-bone chain would otherwise drift off unit length. */
-static void compute_world(ik_skeleton *sk, int bone) {
-  ik__bone *b = &sk->bones[bone];
-  if (b->parent < 0) {
+static void compute_world(ik_skeleton *sk, ik__link *l, int bone) {
+  ik__bone *b = &bones_of(sk)[bone];
+  if (l[bone].parent < 0) {
     b->position_ws = b->position_ls;
     b->rotation_ws = b->rotation_ls;
   } else {
-    const ik__bone *p = &sk->bones[b->parent];
+    const ik__bone *p = &bones_of(sk)[l[bone].parent];
     b->position_ws = ik_vec3_add(p->position_ws, ik_quat_rotate(p->rotation_ws, b->position_ls));
     b->rotation_ws = ik_quat_normalize(ik_quat_mul(p->rotation_ws, b->rotation_ls));
   }
-  b->dirty = 0;
+  l[bone].dirty = 0;
   sk->recomputes++;
 }
 
 /* Makes `bone` clean: stacks it and its dirty ancestors (up to the first clean one,
  * whose ancestors are clean too), then computes them top down. */
 static void update_bone(ik_skeleton *sk, int bone) {
+  ik__link *l = sk->links;
   int depth = 0, b = bone;
-  if (!sk->bones[bone].dirty) return;
-  while (b >= 0 && sk->bones[b].dirty) {
-    sk->bones[depth++].path = b;
-    b = sk->bones[b].parent;
+  if (!l[bone].dirty) return;
+  while (b >= 0 && l[b].dirty) {
+    l[depth++].path = b;
+    b = l[b].parent;
   }
-  while (depth > 0) compute_world(sk, sk->bones[--depth].path);
+  while (depth > 0) compute_world(sk, l, l[--depth].path);
 }
 
 /* Records a change to `bone`'s local transform: a new version, and the bone and its
  * descendants dirty. */
 static void mark_dirty(ik_skeleton *sk, int bone) {
+  ik__link *l = sk->links, *b = &l[bone];
   int i;
-  ik__bone *b = &sk->bones[bone];
   sk->version++;
   b->world_version = sk->version;
   /* Already dirty: by the invariant so is its whole subtree, and their versions are
@@ -201,8 +216,8 @@ static void mark_dirty(ik_skeleton *sk, int bone) {
    * before subtree_end, and their parents before them: one forward pass finds them. A bone that was clean
    * with a dirty parent can only be in this subtree (the invariant). */
   for (i = bone + 1; i < b->subtree_end; i++) {
-    ik__bone *c = &sk->bones[i];
-    if (!c->dirty && c->parent >= 0 && sk->bones[c->parent].dirty) { /* roots have none */
+    ik__link *c = &l[i];
+    if (!c->dirty && c->parent >= 0 && l[c->parent].dirty) { /* roots have none */
       c->dirty = 1;
       c->world_version = sk->version;
     }
@@ -211,28 +226,28 @@ static void mark_dirty(ik_skeleton *sk, int bone) {
 
 /* World transform of bone's parent (identity for a root), made clean. */
 static void parent_world(ik_skeleton *sk, int bone, ik_vec3 *position_ws, ik_quat *rotation_ws) {
-  const int parent = sk->bones[bone].parent;
+  const int parent = sk->links[bone].parent;
   if (parent < 0) {
     *position_ws = ik_vec3_zero();
     *rotation_ws = ik_quat_identity();
     return;
   }
   update_bone(sk, parent);
-  *position_ws = sk->bones[parent].position_ws;
-  *rotation_ws = sk->bones[parent].rotation_ws;
+  *position_ws = bones_of(sk)[parent].position_ws;
+  *rotation_ws = bones_of(sk)[parent].rotation_ws;
 }
 
 static int vec3_identical(ik_vec3 a, ik_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 /* The two writes every setter ends with; a bit-identical value is no change. */
 static void store_rotation(ik_skeleton *sk, int bone, ik_quat rotation_ls) {
-  if (ik__quat_identical(sk->bones[bone].rotation_ls, rotation_ls)) return;
-  sk->bones[bone].rotation_ls = rotation_ls;
+  if (ik__quat_identical(bones_of(sk)[bone].rotation_ls, rotation_ls)) return;
+  bones_of(sk)[bone].rotation_ls = rotation_ls;
   mark_dirty(sk, bone);
 }
 static void store_position(ik_skeleton *sk, int bone, ik_vec3 position_ls) {
-  if (vec3_identical(sk->bones[bone].position_ls, position_ls)) return;
-  sk->bones[bone].position_ls = position_ls;
+  if (vec3_identical(bones_of(sk)[bone].position_ls, position_ls)) return;
+  bones_of(sk)[bone].position_ls = position_ls;
   mark_dirty(sk, bone);
 }
 
@@ -242,16 +257,16 @@ ik_status ik_skeleton_get_world(const ik_skeleton *sk, int bone, ik_vec3 *positi
   if (!bone_in_range(sk, bone)) return IK_E_PARAMETER;
   m = mutable_skeleton(sk);
   update_bone(m, bone);
-  if (position_ws) *position_ws = m->bones[bone].position_ws;
-  if (rotation_ws) *rotation_ws = m->bones[bone].rotation_ws;
+  if (position_ws) *position_ws = bones_of(m)[bone].position_ws;
+  if (rotation_ws) *rotation_ws = bones_of(m)[bone].rotation_ws;
   return IK_OK;
 }
 
 ik_status ik_skeleton_get_local(const ik_skeleton *sk, int bone, ik_vec3 *position_ls, ik_quat *rotation_ls) {
   if (!sk) return IK_E_NULL;
   if (!bone_in_range(sk, bone)) return IK_E_PARAMETER;
-  if (position_ls) *position_ls = sk->bones[bone].position_ls;
-  if (rotation_ls) *rotation_ls = sk->bones[bone].rotation_ls;
+  if (position_ls) *position_ls = bones_of(sk)[bone].position_ls;
+  if (rotation_ls) *rotation_ls = bones_of(sk)[bone].rotation_ls;
   return IK_OK;
 }
 
@@ -306,8 +321,8 @@ void ik_skeleton_reset(ik_skeleton *sk) {
   int i;
   if (!sk) return;
   for (i = 0; i < sk->count; i++) {
-    sk->bones[i].position_ls = sk->bones[i].rest_position_ls;
-    sk->bones[i].rotation_ls = sk->bones[i].rest_rotation_ls;
+    bones_of(sk)[i].position_ls = bones_of(sk)[i].rest_position_ls;
+    bones_of(sk)[i].rotation_ls = bones_of(sk)[i].rest_rotation_ls;
   }
   mark_all_dirty(sk);
 }
@@ -315,7 +330,7 @@ void ik_skeleton_reset(ik_skeleton *sk) {
 uint64_t ik_skeleton_version(const ik_skeleton *sk) { return sk ? sk->version : 0; }
 
 uint64_t ik_skeleton_bone_version(const ik_skeleton *sk, int bone) {
-  return bone_in_range(sk, bone) ? sk->bones[bone].world_version : 0;
+  return bone_in_range(sk, bone) ? sk->links[bone].world_version : 0;
 }
 
 uint64_t ik_skeleton_recompute_count(const ik_skeleton *sk) { return sk ? sk->recomputes : 0; }

@@ -217,4 +217,81 @@ describe("ik.batch off the Lua thread", function()
     foot:close()
     assert(h.raises(function() b:solve(0) end, "attempt to use a closed ik.foot"))
   end)
+
+  it("reads again what a host's Lua may have changed: the chains after it solve as in order", function()
+    -- Two alike scenes: one solved by chain:solve() in order, one by a batch. Chain 1's
+    -- target is a host transform whose getter retargets chains 2 (a point chain, read
+    -- off the Lua thread) and 3 (a bone chain, read in its skeleton's group).
+    local function scene()
+      local sk = ik.skeleton{
+        { name = "hip", position = { 0, 1, 0 } },
+        { name = "knee", parent = "hip", position = { 0, -0.5, 0.1 } },
+        { name = "ankle", parent = "knee", position = { 0, -0.5, -0.1 } },
+      }
+      local set = { sk = sk, armed = false }
+      local host = mock.new{ position = { 1, 1.5, 0 } }
+      local get_position = host.get_position
+      host.get_position = function(self)
+        if set.armed then
+          set.armed = false
+          set.chains[2].target = { 1.2, 0.4, 0.9 }
+          set.chains[3].target = ik.node{ position = { 0.3, 0.2, 0.4 } }
+        end
+        return get_position(self)
+      end
+      set.chains = {
+        ik.chain{ positions = { { 0, 0, 0 }, { 0, 1, 0 }, { 0, 2, 0 } }, target = host },
+        ik.chain{ positions = { { 1, 0, 0 }, { 1, 1, 0 }, { 1, 2, 0 } }, target = { 1.5, 1, 0.5 } },
+        ik.chain{ bones = { sk:bone("hip"), sk:bone("knee"), sk:bone("ankle") }, solver = "two_bone",
+                  target = ik.node{ position = { 0, 0.2, 0.3 } } },
+      }
+      return set
+    end
+    local alone, batched = scene(), scene()
+    local b = ik.batch{ chains = batched.chains, threads = 2 }
+    for frame = 1, 2 do
+      alone.armed, batched.armed = true, true
+      for _, c in ipairs(alone.chains) do c:solve() end
+      b:solve()
+      assert.is_false(batched.armed)
+      for j = 1, 3 do
+        assert.are.same({ alone.chains[2]:joint_xyz(j) }, { batched.chains[2]:joint_xyz(j) })
+      end
+      assert_identical(snapshot{ sks = { alone.sk } }, snapshot{ sks = { batched.sk } }, "frame " .. frame)
+    end
+  end)
+
+  it("checks feet again when Lua ran during its gather: a ground swapped there is the one used", function()
+    local function plane(y) return ik.ground.plane{ point = { 0, y, 0 } } end
+    local foot = ik.foot{ ground = plane(0), smooth_time = 0, foot_offset = 0.08 }
+    -- a point chain with a vec3 target: it and its foot are read off the Lua thread
+    local leg = ik.chain{ positions = { { 0, 1, 0 }, { 0, 0.5, 0.1 }, { 0, 0, 0 } }, solver = "two_bone",
+                          target = { 0, 0.02, 0.2 } }
+    -- a chain on host transforms, gathered on the Lua thread after that reading: its
+    -- root's getter swaps the foot's ground and lets the old one be collected
+    local root = mock.new{ position = { 3, 1, 0 } }
+    local mid = mock.new{ position = { 0, -0.5, 0.05 }, parent = root }
+    local tip = mock.new{ position = { 0, -0.5, -0.05 }, parent = mid }
+    local get_position, height = root.get_position, nil
+    root.get_position = function(self)
+      if height then -- once a solve, in its gather: the first read of the root
+        foot.ground = plane(height)
+        height = nil
+        collectgarbage()
+        collectgarbage()
+      end
+      return get_position(self)
+    end
+    local host = ik.chain{ bones = { root, mid, tip }, target = { 3, 0.3, 0.3 } }
+    local b = ik.batch{ threads = 2 }
+    b:add(leg, foot)
+    b:add(host)
+    for frame = 1, 3 do
+      height = 0.02 * frame -- within the foot's ray, 0.5 above the animated foot
+      b:solve(1 / 60)
+      assert.is_nil(height)
+      -- on the ground the getter left, never on the one read before it ran
+      assert(h.near(leg:joint(3).y, 0.02 * frame + 0.08, 1e-5), "frame " .. frame)
+    end
+  end)
 end)

@@ -220,6 +220,11 @@ describe("ik.batch", function()
       "ik.batch: bad field 'chains' (ik.chain expected at index 2, got number)"))
     assert(h.raises(function() ik.batch{ chains = { c, c } } end,
       "ik.batch: bad field 'chains' (chain 2 is in the list twice)"))
+    -- arguments after the spec are ignored, as Lua's own functions ignore them
+    local extra = ik.batch({ chains = { c }, threads = 2 }, {}, ik.vec3(), "x")
+    assert.are.equal(1, #extra)
+    assert.are.equal(2, extra.threads)
+    extra:close()
     assert(h.raises(function() ik.batch{ chain = { c } } end,
       "ik.batch: no field 'chain' (fields: chains, threads)"))
     assert(h.raises(function() b.threads = 2 end, "ik.batch: fields are read-only"))
