@@ -2,8 +2,8 @@
  * Batches: `ik.batch`, a set of chains solved in one call, over threads.
  *
  * `b:solve()` reads every chain's target, pole and bones, then solves them all in C:
- * FABRIK chains and two-bone limbs through the core's batch (`ik_batch_run`: FABRIK
- * chains packed across SIMD lanes), the rest one by one, the whole set split over the
+ * FABRIK chains and two-bone limbs through the core's batch (ik_batch.h: FABRIK chains
+ * packed across SIMD lanes), the rest one by one, the whole set split over the
  * batch's threads; then turns the bones and measures the results. Each chain's result,
  * pose and bones are bit for bit what its own `chain:solve()` would give, whatever the
  * thread count: a chain is always solved by one thread, and the work is split by chain
@@ -19,9 +19,11 @@
  *
  * Chains in one batch are read before any is written: a chain that hangs from another
  * chain's bones (arms on a spine) starts from that chain's pose before this solve. Put
- * such chains in a second batch solved after the first. Those the threads read are read
- * before the Lua thread reads the others (whose host transforms' methods could change
- * them). A chain may be in several batches, and keeps working on its own.
+ * such chains in a second batch solved after the first. The threads read what they can
+ * before any host transform's method runs; once one has (it may have changed any chain),
+ * the chains after it are read again, so each is read as it stands at its turn. A chain
+ * that such a method takes out of its skeleton's group is turned after the group's
+ * others. A chain may be in several batches, and keeps working on its own.
  *
  * Each thread then takes its share of the chains through solving, turning and
  * measuring in blocks of 128, so that a chain's memory comes into cache once per solve,

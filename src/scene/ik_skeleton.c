@@ -41,6 +41,9 @@ struct ik_skeleton {
   ik__link links[]; /* `count` of them, then `count` ik__bone: sized by ik_skeleton_size */
 };
 
+/* The bones start aligned after any number of links (C99 has no static_assert). */
+typedef char ik__links_keep_bones_aligned[sizeof(ik__link) % sizeof(uint64_t) == 0 ? 1 : -1];
+
 /* The strictest alignment a member needs; C99 has no alignof, offsetof after a char
  * gives it. */
 typedef struct ik__align_probe {

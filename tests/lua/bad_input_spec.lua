@@ -852,16 +852,23 @@ describe("extra arguments", function()
         local o = row.self and FIX[row.self].make()
         local args = M.args(row.good)
         local n = math.max(args.n, #row.args)
-        local node = ik.node{ position = { 1, 2, 3 } }
+        local parent = ik.node()
+        local node = ik.node{ position = { 0, 1, 0 }, parent = parent }
         local extra = { {}, node, "x" }
         for i = args.n + 1, n do args[i] = nil end
         for i, v in ipairs(extra) do args[n + i] = v end
         args.n = n + #extra
         local code = row.self and ("o:" .. short_name(row[1]) .. "(...)") or (row[1] .. "(...)")
-        local ok, err = M.call(code, o, args)
-        assert(ok, err)
-        assert.are.same({ 1, 2, 3 }, xyz(node:get_position()))
-        assert.is_nil(node.parent)
+        local ok, results = M.call(code, o, args)
+        assert(ok, results)
+        -- what came back is whole: an object it made reads as one of ours
+        local made = results[1]
+        if type(made) == "userdata" then
+          assert.are.equal("ik.", tostring(debug.getmetatable(made).__name):sub(1, 3))
+          assert.is_string(tostring(made))
+        end
+        assert.are.same({ 0, 1, 0 }, xyz(node:get_position()))
+        assert.is_true(rawequal(parent, node.parent))
         assert.is_nil(next(extra[1]))
       end)
     end

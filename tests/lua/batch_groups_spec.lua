@@ -221,14 +221,21 @@ describe("ik.batch off the Lua thread", function()
   it("reads again what a host's Lua may have changed: the chains after it solve as in order", function()
     -- Two alike scenes: one solved by chain:solve() in order, one by a batch. Chain 1's
     -- target is a host transform whose getter retargets chains 2 (a point chain, read
-    -- off the Lua thread) and 3 (a bone chain, read in its skeleton's group).
+    -- off the Lua thread), 3 (a bone chain, read in its skeleton's group) and 4 (a
+    -- FABRIK chain of the same skeleton, which its new host target takes out of the
+    -- group: solved once, and turned on the Lua thread).
     local function scene()
       local sk = ik.skeleton{
         { name = "hip", position = { 0, 1, 0 } },
         { name = "knee", parent = "hip", position = { 0, -0.5, 0.1 } },
         { name = "ankle", parent = "knee", position = { 0, -0.5, -0.1 } },
+        { name = "r_hip", position = { 0.4, 1, 0 } },
+        { name = "r_knee", parent = "r_hip", position = { 0, -0.35, 0.05 } },
+        { name = "r_shin", parent = "r_knee", position = { 0, -0.35, 0 } },
+        { name = "r_ankle", parent = "r_shin", position = { 0, -0.3, -0.05 } },
       }
-      local set = { sk = sk, armed = false }
+      local set = { sk = sk, armed = false, free = ik.node{ position = { 0.5, 0.3, 0.3 } },
+                    host = mock.new{ position = { 0.6, 0.25, -0.3 } } }
       local host = mock.new{ position = { 1, 1.5, 0 } }
       local get_position = host.get_position
       host.get_position = function(self)
@@ -236,6 +243,7 @@ describe("ik.batch off the Lua thread", function()
           set.armed = false
           set.chains[2].target = { 1.2, 0.4, 0.9 }
           set.chains[3].target = ik.node{ position = { 0.3, 0.2, 0.4 } }
+          set.chains[4].target = set.host
         end
         return get_position(self)
       end
@@ -244,13 +252,18 @@ describe("ik.batch off the Lua thread", function()
         ik.chain{ positions = { { 1, 0, 0 }, { 1, 1, 0 }, { 1, 2, 0 } }, target = { 1.5, 1, 0.5 } },
         ik.chain{ bones = { sk:bone("hip"), sk:bone("knee"), sk:bone("ankle") }, solver = "two_bone",
                   target = ik.node{ position = { 0, 0.2, 0.3 } } },
+        ik.chain{ bones = { sk:bone("r_hip"), sk:bone("r_knee"), sk:bone("r_shin"), sk:bone("r_ankle") },
+                  iterations = 3 },
       }
       return set
     end
     local alone, batched = scene(), scene()
     local b = ik.batch{ chains = batched.chains, threads = 2 }
-    for frame = 1, 2 do
-      alone.armed, batched.armed = true, true
+    for frame = 1, 3 do
+      for _, set in ipairs{ alone, batched } do
+        set.armed = true
+        set.chains[4].target = set.free -- in its skeleton's group until the getter runs
+      end
       for _, c in ipairs(alone.chains) do c:solve() end
       b:solve()
       assert.is_false(batched.armed)
