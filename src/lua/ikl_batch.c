@@ -369,6 +369,13 @@ static int batch_remove(lua_State *L) {
 
 /* The C phases: nothing here touches Lua. */
 
+/* Part `part`'s share [*begin, *end) of count items: contiguous, by the counts and the
+ * thread count only, as ik_pool_run splits. */
+static void share(const ikl_batch *b, int count, int part, int *begin, int *end) {
+  *begin = (int)((long long)count * part / b->threads);
+  *end = (int)((long long)count * (part + 1) / b->threads);
+}
+
 /* Entry e's foot: its ray and correction, which give the target the leg is solved for.
  * Checked on the Lua thread at gather (dt at the call): a refusal here leaves the target
  * alone. */
@@ -432,10 +439,8 @@ static void run_block(ikl_batch *b, int part, const int *block, int n) {
  * the counts and the thread count only. */
 static void solve_part(ikl_batch *b, int part) {
   int block[BLOCK], n = 0, g, g_end, j, j_end, i;
-  g = (int)((long long)b->groups * part / b->threads);
-  g_end = (int)((long long)b->groups * (part + 1) / b->threads);
-  j = (int)((long long)b->loose_count * part / b->threads);
-  j_end = (int)((long long)b->loose_count * (part + 1) / b->threads);
+  share(b, b->groups, part, &g, &g_end);
+  share(b, b->loose_count, part, &j, &j_end);
   for (; g < g_end; g++)
     for (i = b->group_first[g]; i >= 0; i = b->entries[i].next) {
       if (b->entries[i].path != PATH_GROUP) continue; /* read on the Lua thread after all: loose */
@@ -454,8 +459,9 @@ static void solve_parts(void *ctx, int begin, int end) {
   for (part = begin; part < end; part++) solve_part((ikl_batch *)ctx, part);
 }
 
-/* Whether entry e's foot takes the target its chain gathered (err: why not). */
-static int foot_valid_err(const entry *e, ik_error *err) {
+/* Whether entry e's foot takes the target its chain gathered (err, when not NULL: why
+ * not). */
+static int foot_valid(const entry *e, ik_error *err) {
   ik_vec3 target;
   ik_quat rotation;
   ik_foot_result out;
@@ -463,12 +469,10 @@ static int foot_valid_err(const entry *e, ik_error *err) {
   return ik_foot_validate(e->foot_params, e->foot_state, e->ground, target, rotation, 0, &out, err) == IK_OK;
 }
 
-static int foot_valid(const entry *e) { return foot_valid_err(e, NULL); }
-
 /* Raises unless entry e's (i's) foot takes the target its chain gathered. */
 static void check_foot_target(lua_State *L, entry *e, int i) {
   ik_error err;
-  if (!foot_valid_err(e, &err))
+  if (!foot_valid(e, &err))
     luaL_error(L, "ik.batch: chain %d's foot refused its target (%s)", i, ik_status_message(err.status));
 }
 
@@ -496,6 +500,12 @@ static int foot_ready(entry *e) {
     return 0;
   e->ground = k->ground;
   return 1;
+}
+
+/* read_part's check of entry e's foot, once its chain is read: foot_ok when gather may
+ * take it as it is. */
+static void read_foot(entry *e) {
+  e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e, NULL);
 }
 
 /* Groups the bone chains by the skeleton each one alone touches (ikl_chain_skeleton),
@@ -553,16 +563,15 @@ static void check_unchanged(lua_State *L, const ikl_batch *b, unsigned version) 
  * chains with a vec3 target (gather then takes the others); and the feet of those,
  * checked for their targets (gather checks them again if Lua ran since). */
 static void read_part(ikl_batch *b, int part) {
-  int g = (int)((long long)b->groups * part / b->threads);
-  const int g_end = (int)((long long)b->groups * (part + 1) / b->threads);
-  int i = (int)((long long)b->count * part / b->threads);
-  const int i_end = (int)((long long)b->count * (part + 1) / b->threads);
+  int g, g_end, i, i_end;
+  share(b, b->groups, part, &g, &g_end);
+  share(b, b->count, part, &i, &i_end);
   for (; g < g_end; g++) {
     int j;
     for (j = b->group_first[g]; j >= 0; j = b->entries[j].next) {
       entry *e = &b->entries[j];
       e->native = ikl_chain_gather_native(e->chain);
-      e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e);
+      read_foot(e);
     }
   }
   for (; i < i_end; i++) {
@@ -571,7 +580,7 @@ static void read_part(ikl_batch *b, int part) {
       ikl_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IKL_PREFETCH_HEADER);
     if (!e->point) continue;
     e->native = ikl_chain_gather_point(e->chain, 0);
-    e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e);
+    read_foot(e);
   }
 }
 
@@ -621,7 +630,7 @@ static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
    * have changed a foot). */
   for (i = 0; i < b->count; i++) {
     entry *e = &b->entries[i];
-    if (e->foot_params && e->foot_ok && !lua_ran && e->path != PATH_LUA) continue;
+    if (e->foot_params && e->foot_ok && !lua_ran) continue;
     if (e->foot_params && foot_ready(e)) {
       check_foot_target(L, e, i + 1);
     } else if (e->foot_params) {

@@ -10,6 +10,7 @@
 -- ik metatable at run time and fails, naming them, on public functions that have no
 -- row: a new function cannot be forgotten.
 local ik = require("ik")
+local h = require("spec_helper")
 local M = require("bad_input_matrix")
 
 local K, F, fresh = M.kinds, M.fields, M.fresh
@@ -18,8 +19,7 @@ local PI = math.pi
 
 -- ---- fixtures: objects to call methods on, and what their state is ----
 
-local function xyz(v) return { v.x, v.y, v.z } end
-local function xyzw(q) return { q.x, q.y, q.z, q.w } end
+local xyz, xyzw = h.xyz, h.xyzw
 
 local function arm_skeleton()
   return ik.skeleton{

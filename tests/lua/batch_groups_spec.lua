@@ -9,14 +9,6 @@ local ik = require("ik")
 local h = require("spec_helper")
 local mock = require("mock_transform")
 
-local function rng(seed) -- Park-Miller: the same draws on every Lua
-  local s = seed
-  return function(a, b)
-    s = (s * 16807) % 2147483647
-    return a + (b - a) * s / 2147483647
-  end
-end
-
 -- A character: hips, a 4-bone spine, an arm on the spine's top, a leg on the hips. Its
 -- spine is a FABRIK chain (a hinge on it, carried with the hips) whose target is a
 -- free node shared with the next character's arm; the arm (two-bone, match_rotation)
@@ -75,7 +67,7 @@ local function crowd(n, host)
     set.chains[#set.chains + 1] = ik.chain{ bones = { root, mid, tip }, target = { -5, 0.3, 0.3 } }
   end
   set.move = function(frame)
-    local m = rng(1000 + frame)
+    local m = h.rng(1000 + frame)
     for _, t in ipairs(set.movers) do
       local p = t:get_position()
       t:set_position({ p.x + m(-0.05, 0.05), p.y + m(-0.05, 0.05), p.z + m(-0.05, 0.05) })
@@ -96,13 +88,6 @@ local function snapshot(set)
   return out
 end
 
-local function assert_identical(a, b, what)
-  assert.are.equal(#a, #b)
-  for i = 1, #a do
-    if a[i] ~= b[i] then error(string.format("%s: value %d differs: %.17g vs %.17g", what, i, a[i], b[i])) end
-  end
-end
-
 describe("ik.batch off the Lua thread", function()
   it("gives bit for bit what the Lua thread gives, at 1, 2 and 3 threads, every frame", function()
     local ref = crowd(5, true)
@@ -119,7 +104,7 @@ describe("ik.batch off the Lua thread", function()
       for threads, r in pairs(runs) do
         r.set.move(frame)
         assert.are.equal(reached, r.batch:solve())
-        assert_identical(snapshot(r.set), expected, threads .. " threads, frame " .. frame)
+        h.assert_identical(snapshot(r.set), expected, threads .. " threads, frame " .. frame)
         for i = 1, #r.set.chains do
           assert.are.same({ ref_batch:result(i) }, { r.batch:result(i) })
         end
@@ -139,7 +124,7 @@ describe("ik.batch off the Lua thread", function()
     target:set_parent(set.sks[2]:bone("hand"))
     assert(h.raises(function() b:solve() end, "ik.chain: bad field 'target' (the target hangs from bone 3 "
       .. "of this chain: it would move with every solve)"))
-    assert_identical(snapshot(set), before, "after the error")
+    h.assert_identical(snapshot(set), before, "after the error")
     -- a later chain's fault is not the one named: chain 9 (character 3's spine) too
     set.sks[3]:bone("s2"):set_position(set.sks[3]:bone("s1"):get_position())
     assert(h.raises(function() b:solve() end, "bad field 'target' (the target hangs from bone 3"))
@@ -147,7 +132,7 @@ describe("ik.batch off the Lua thread", function()
     before = snapshot(set)
     assert(h.raises(function() b:solve() end,
       "ik.chain: bones 1 and 2 are at the same place: a bone of zero length cannot be turned"))
-    assert_identical(snapshot(set), before, "after the second error")
+    h.assert_identical(snapshot(set), before, "after the second error")
     -- a closed skeleton
     set.sks[3]:close()
     assert(h.raises(function() b:solve() end, "attempt to use a bone of a closed ik.skeleton"))
@@ -270,7 +255,7 @@ describe("ik.batch off the Lua thread", function()
       for j = 1, 3 do
         assert.are.same({ alone.chains[2]:joint_xyz(j) }, { batched.chains[2]:joint_xyz(j) })
       end
-      assert_identical(snapshot{ sks = { alone.sk } }, snapshot{ sks = { batched.sk } }, "frame " .. frame)
+      h.assert_identical(snapshot{ sks = { alone.sk } }, snapshot{ sks = { batched.sk } }, "frame " .. frame)
     end
   end)
 

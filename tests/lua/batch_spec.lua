@@ -7,14 +7,6 @@ local h = require("spec_helper")
 
 local allocated = h.allocated
 
-local function rng(seed) -- Park-Miller: the same draws on every Lua
-  local s = seed
-  return function(a, b)
-    s = (s * 16807) % 2147483647
-    return a + (b - a) * s / 2147483647
-  end
-end
-
 -- A skeleton of 4 bones (hips, then a 3-bone arm) per character: bone chains over
 -- ik.bone, each with an ik.node target.
 local function arm_rig(x, solver)
@@ -38,7 +30,7 @@ end
 -- A mixed set: point chains of every solver, bone chains (FABRIK, two-bone), one with a
 -- constraint, one at half weight; two identical copies made from the same draws.
 local function make_set(seed)
-  local r = rng(seed)
+  local r = h.rng(seed)
   local set = { chains = {}, targets = {}, rigs = {} }
   local solvers = { "fabrik", "ccd", "dls", "two_bone", "fabrik" }
   for i = 1, 25 do
@@ -58,7 +50,7 @@ local function make_set(seed)
     set.chains[#set.chains + 1], set.targets[#set.targets + 1] = rig.chain, rig.target
   end
   set.move = function(frame)
-    local m = rng(seed + frame)
+    local m = h.rng(seed + frame)
     for _, t in ipairs(set.targets) do
       local p = t:get_position()
       t:set_position({ p.x + m(-0.2, 0.2), p.y + m(-0.2, 0.2), p.z + m(-0.2, 0.2) })
@@ -88,15 +80,6 @@ local function snapshot(set)
   return out
 end
 
-local function assert_identical(a, b, what)
-  assert.are.equal(#a, #b)
-  for i = 1, #a do
-    if a[i] ~= b[i] then
-      error(string.format("%s: value %d differs: %.17g vs %.17g", what, i, a[i], b[i]))
-    end
-  end
-end
-
 describe("ik.batch", function()
   it("gives bit for bit what chain:solve() in order gives, at 1, 2 and 4 threads, every frame", function()
     local alone = make_set(7)
@@ -117,7 +100,7 @@ describe("ik.batch", function()
       for threads, t in pairs(batched) do
         t.set.move(frame)
         assert.are.equal(reached, t.batch:solve())
-        assert_identical(snapshot(t.set), expected, threads .. " threads, frame " .. frame)
+        h.assert_identical(snapshot(t.set), expected, threads .. " threads, frame " .. frame)
         for i, c in ipairs(t.set.chains) do
           local ok, d, it = t.batch:result(i)
           assert.are.same(results[i], { ok, d, it })

@@ -95,6 +95,25 @@ function h.xyz(v) return { v.x, v.y, v.z } end
 --- The components of an ik.quat as an array {x, y, z, w}, for exact comparisons.
 function h.xyzw(q) return { q.x, q.y, q.z, q.w } end
 
+--- A seeded generator of uniform numbers in [a, b): Park-Miller, the same draws on every
+-- Lua (5.1's math.random is the C library's).
+function h.rng(seed)
+  local s = seed
+  return function(a, b)
+    s = (s * 16807) % 2147483647
+    return a + (b - a) * s / 2147483647
+  end
+end
+
+--- Raises unless the lists of numbers a and b are equal element for element, bit for bit,
+-- naming `what` and the first value that differs.
+function h.assert_identical(a, b, what)
+  luassert.are.equal(#a, #b)
+  for i = 1, #a do
+    if a[i] ~= b[i] then error(string.format("%s: value %d differs: %.17g vs %.17g", what, i, a[i], b[i])) end
+  end
+end
+
 --- Asserts a transform's world position and (when given) rotation, within h.TOL.
 function h.assert_world(t, position, rotation)
   assert(h.vec_near(t:get_position(), position))
