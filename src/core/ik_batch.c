@@ -1,15 +1,22 @@
 /*
  * ik_batch.c: ik_batch_run (ik_batch.h). Each thread of the pool takes one slice of
- * every job array (contiguous, by index). In its FABRIK slice it validates a chunk of
- * jobs, solves the constrained and the long ones as ik_fabrik_run would, and sorts the
- * rest by joint count; each joint count then goes through two lane groups. A chain
- * enters a lane of the sweep group after ik__fabrik_begin and is swept there with the
- * others until ik__fabrik_next stops the sweeps; its lane is taken at once by the next
- * chain waiting. In refined mode it then moves to the polish group for the steps of
- * ik__fabrik_end (ik__fabrik_polish_begin, _next), taken there side by side with the
+ * every job array (contiguous, by index). In its FABRIK slice it takes a chunk of jobs,
+ * solves the constrained and the long ones as ik_fabrik_run would, and sorts the rest by
+ * joint count; each joint count then goes through two lane groups. A chain enters a lane
+ * of the sweep group as it is validated (in the same pass as its joints are loaded) and
+ * begun (ik__fabrik_begin), and is swept there with the others until ik__fabrik_next
+ * stops the sweeps; its lane is taken at once by the next chain waiting. The sweep tells
+ * which lanes may stop, so _next runs for those only (and for lanes whose iteration
+ * budget is spent). In refined mode a chain then moves to the polish group for the steps
+ * of ik__fabrik_end (ik__fabrik_polish_begin, _next), taken there side by side with the
  * other polishing chains, and leaves for ik__fabrik_finish. Chains differ in how many
  * sweeps and steps they need; refilling keeps the lanes busy until the last few.
+ *
+ * Per chain, what is not the sweep itself is scalar work: on 10-joint chains it was
+ * about half the time, and is why validation, _begin's common case and the stop test
+ * are cut down to one pass, inline tests and lane-wise vectors.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -39,37 +46,43 @@ static int lowest_lane(ik__lane_mask m) {
 #endif
 }
 
-/* A chain into lane `lane` of rows: positions, lengths, target, root. */
-static void load_lane(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
+/* A job that its lane reads, checks and sets up in one pass over its joints (load_checked):
+ * no constraints and lengths given, the common case. Others are validated first, and
+ * loaded after ik__fabrik_begin. */
+static int checked_as_loaded(const ik_fabrik_job *job) {
+  const ik_chain *chain = &job->chain;
+  return chain->positions && chain->lengths && chain->count >= 2 &&
+         chain->count <= IK_BATCH_LANE_MAX_JOINTS && !chain->constraints && !chain->derive_lengths;
+}
+
+/* The chain's positions and lengths into lane `lane`, checked as they are read: 1 when
+ * ik_fabrik_validate would pass the job, with *total_len the lengths' sum (in
+ * ik__total_length's order); 0 when validate must be asked (the lane then holds whatever
+ * was read): it says what is wrong or, for a few odd valid inputs the quick tests do not
+ * pass (a base rotation beyond IK_REAL_MAX_COORD), that nothing is. Validating and loading in one pass reads
+ * the joints once, where validating the chunk first read them twice, the first time often from memory. */
+static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len) {
   const ik_vec3 *p = job->chain.positions;
   const ik_real *len = job->chain.lengths;
   const int count = job->chain.count, lanes = rows->lanes;
-  int i;
+  ik_real *x = rows->x + lane, *y = rows->y + lane, *z = rows->z + lane, *l = rows->len + lane;
+  ik_real total = 0;
+  int i, ok = 1;
   for (i = 0; i < count; i++) {
-    rows->x[i * lanes + lane] = p[i].x;
-    rows->y[i * lanes + lane] = p[i].y;
-    rows->z[i * lanes + lane] = p[i].z;
+    const ik_vec3 v = p[i];
+    ok &= ik__vec3_in_range(v);
+    x[i * lanes] = v.x;
+    y[i * lanes] = v.y;
+    z[i * lanes] = v.z;
   }
-  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + lane] = len[i];
-  rows->target_x[lane] = job->target.x;
-  rows->target_y[lane] = job->target.y;
-  rows->target_z[lane] = job->target.z;
-  rows->root_x[lane] = s->root_ws.x;
-  rows->root_y[lane] = s->root_ws.y;
-  rows->root_z[lane] = s->root_ws.z;
-  rows->root_dir[lane] = s->root_dir;
-  rows->root_dir_x[lane] = s->root_dir.x;
-  rows->root_dir_y[lane] = s->root_dir.y;
-  rows->root_dir_z[lane] = s->root_dir.z;
-}
-
-/* The positions of lane `lane` of rows back into the job's chain. */
-static void store_positions(const ik__lane_rows *rows, int lane, ik_fabrik_job *job) {
-  const int lanes = rows->lanes, count = job->chain.count;
-  ik_vec3 *p = job->chain.positions;
-  int i;
-  for (i = 0; i < count; i++)
-    p[i] = ik_vec3_make(rows->x[i * lanes + lane], rows->y[i * lanes + lane], rows->z[i * lanes + lane]);
+  for (i = 0; i + 1 < count; i++) {
+    const ik_real b = len[i];
+    ok &= ik__real_in_range(b) & (b > 0);
+    total += b;
+    l[i * lanes] = b;
+  }
+  *total_len = total;
+  return ok & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
 }
 
 static void load_positions(ik__lane_rows *rows, int lane, const ik_fabrik_job *job) {
@@ -83,13 +96,56 @@ static void load_positions(ik__lane_rows *rows, int lane, const ik_fabrik_job *j
   }
 }
 
+static void load_lengths(ik__lane_rows *rows, int lane, const ik_fabrik_job *job) {
+  const ik_real *len = job->chain.lengths;
+  const int lanes = rows->lanes, count = job->chain.count;
+  int i;
+  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + lane] = len[i];
+}
+
+/* A chain's target and root (where it stays, its fallback direction) into `lane`. */
+static void load_ends(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
+  rows->target_x[lane] = job->target.x;
+  rows->target_y[lane] = job->target.y;
+  rows->target_z[lane] = job->target.z;
+  rows->root_x[lane] = s->root_ws.x;
+  rows->root_y[lane] = s->root_ws.y;
+  rows->root_z[lane] = s->root_ws.z;
+  rows->root_dir[lane] = s->root_dir;
+  rows->root_dir_x[lane] = s->root_dir.x;
+  rows->root_dir_y[lane] = s->root_dir.y;
+  rows->root_dir_z[lane] = s->root_dir.z;
+}
+
+/* What a sweep and its stop test read of a chain besides its joints: its ends, and what
+ * ik__fabrik_next tests, from the state ik__fabrik_begin left. */
+static void load_settings(ik__batch_ws *ws, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
+  ik__lane_rows *rows = &ws->rows;
+  load_ends(rows, lane, job, s);
+  rows->tip_err2[lane] = s->prev_err2;
+  rows->tol2[lane] = s->tolerance_len2;
+  rows->near2[lane] = ik__fabrik_near2(job, s);
+  ws->entered[lane] = ws->rounds;
+  if (ws->rounds + job->max_iterations < ws->next_due) ws->next_due = ws->rounds + job->max_iterations;
+}
+
+/* The positions of lane `lane` of rows back into the job's chain. */
+static void store_positions(const ik__lane_rows *rows, int lane, ik_fabrik_job *job) {
+  const int lanes = rows->lanes, count = job->chain.count;
+  ik_vec3 *p = job->chain.positions;
+  int i;
+  for (i = 0; i < count; i++)
+    p[i] = ik_vec3_make(rows->x[i * lanes + lane], rows->y[i * lanes + lane], rows->z[i * lanes + lane]);
+}
+
 static ik_vec3 lane_point(const ik__lane_rows *rows, int joint, int lane) {
   const int cell = joint * rows->lanes + lane;
   return ik_vec3_make(rows->x[cell], rows->y[cell], rows->z[cell]);
 }
 
-/* A lane that never held a chain copies one that does, so the sweep reads no
- * uninitialised memory (its results are not used). */
+/* Lane `from`'s chain into lane `to` of the sweep group: a lane that never held a
+ * chain copies one that does, so that the sweep reads no uninitialised memory (its
+ * results are not used), and a draining group packs its chains (pack_lanes). */
 static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
   const int lanes = rows->lanes;
   int i;
@@ -106,6 +162,9 @@ static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
   rows->root_y[to] = rows->root_y[from];
   rows->root_z[to] = rows->root_z[from];
   rows->root_dir[to] = rows->root_dir[from];
+  rows->tip_err2[to] = rows->tip_err2[from];
+  rows->tol2[to] = rows->tol2[from];
+  rows->near2[to] = rows->near2[from];
 }
 
 /* The polish group's rows for `count`-joint chains, zero: a step computes lanes that hold
@@ -133,23 +192,87 @@ static void clear_rows(ik__lane_rows *rows, int count) {
 /* The jobs of one joint count, in order, waiting for a lane. */
 typedef struct queue {
   ik_fabrik_job *jobs;
+  ik_status *status; /* the batch's, or NULL */
   const int *order;
   int next, count;
 } queue;
 
-/* Puts the next job that needs sweeps into `lane` (a job that needs none is finished on
- * the way); 0 when none is left. */
+/* Jobs ahead of the one entering a lane whose joints are asked for: entering is the first
+ * touch of a chain's positions, often a cache miss. (A prefetch never faults, whatever
+ * the job holds.) */
+#define PREFETCH_AHEAD 4
+
+static void prefetch_positions(const ik_fabrik_job *job) {
+#if defined(__GNUC__)
+  const char *p = (const char *)job->chain.positions;
+  int bytes = 512, b;
+  if (p == NULL) return;
+  if (job->chain.count < bytes / (int)sizeof(ik_vec3)) bytes = job->chain.count * (int)sizeof(ik_vec3);
+  for (b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+#else
+  (void)job;
+#endif
+}
+
+/* Job j into `lane`: checked as it is loaded when it can be (its status written then),
+ * begun; 1 when it needs sweeps, else it is refused or finished on the way. */
+static int enter_lane(ik__batch_ws *ws, int lane, ik_fabrik_job *job, ik_status *status) {
+  ik__fabrik_state *s = &ws->state[lane];
+  ik_real total_len;
+  int begun;
+  ws->job[lane] = job;
+  if (checked_as_loaded(job)) {
+    if (load_checked(&ws->rows, lane, job, &total_len)) {
+      if (status) *status = IK_OK;
+      begun = ik__fabrik_begin_measured(job, s, total_len);
+      if (begun == 2) load_positions(&ws->rows, lane, job);
+    } else {
+      const ik_status st = ik_fabrik_validate(job, NULL);
+      if (status) *status = st;
+      if (st != IK_OK) return 0;
+      begun = ik__fabrik_begin(job, s);
+      if (begun) load_positions(&ws->rows, lane, job);
+    }
+  } else { /* validated with its chunk */
+    begun = ik__fabrik_begin(job, s);
+    if (begun) {
+      load_positions(&ws->rows, lane, job);
+      load_lengths(&ws->rows, lane, job);
+    }
+  }
+  if (!begun) {
+    ik__fabrik_end(job, s);
+    return 0;
+  }
+  load_settings(ws, lane, job, s);
+  return 1;
+}
+
+/* Puts the next job that needs sweeps into `lane`; 0 when none is left. */
 static int fill_lane(ik__batch_ws *ws, int lane, queue *q) {
   while (q->next < q->count) {
-    ik_fabrik_job *job = &q->jobs[q->order[q->next++]];
-    ws->job[lane] = job;
-    if (ik__fabrik_begin(job, &ws->state[lane])) {
-      load_lane(&ws->rows, lane, job, &ws->state[lane]);
-      return 1;
-    }
-    ik__fabrik_end(job, &ws->state[lane]);
+    const int j = q->order[q->next++];
+    if (q->next + PREFETCH_AHEAD < q->count) prefetch_positions(&q->jobs[q->order[q->next + PREFETCH_AHEAD]]);
+    if (enter_lane(ws, lane, &q->jobs[j], q->status ? &q->status[j] : NULL)) return 1;
   }
   return 0;
+}
+
+/* The lanes of `live` whose iteration budget the last sweep spent (their _next stops
+ * them); the next count at which another's will be spent goes to ws->next_due. */
+static ik__lane_mask due_lanes(ik__batch_ws *ws, ik__lane_mask live) {
+  ik__lane_mask due = 0, m;
+  long long next_due = LLONG_MAX;
+  for (m = live; m; m &= m - 1) {
+    const int lane = lowest_lane(m);
+    const long long deadline = ws->entered[lane] + ws->job[lane]->max_iterations;
+    if (deadline <= ws->rounds)
+      due |= m & -m;
+    else if (deadline < next_due)
+      next_due = deadline;
+  }
+  ws->next_due = next_due;
+  return due;
 }
 
 /* The dls state's plane into polish lane `lane` (the vector steps read it there). */
@@ -168,7 +291,9 @@ static void enter_polish(ik__batch_ws *ws, int lane, ik_fabrik_job *job, const i
   ws->polish_job[lane] = job;
   ws->polish_state[lane] = *s;
   ws->dls[lane] = *dls;
-  load_lane(rows, lane, job, s);
+  load_positions(rows, lane, job);
+  load_lengths(rows, lane, job);
+  load_ends(rows, lane, job, s);
   put_plane(ws, lane);
   rows->max_step[lane] = dls->max_step_len;
   rows->floor2[lane] = ik__fabrik_polish_floor2(s);
@@ -207,6 +332,43 @@ static ik__lane_mask polish_round(ik__batch_ws *ws, int joints, ik__lane_mask po
   return polishing;
 }
 
+/* The highest lane of a mask that has one. */
+static int highest_lane(ik__lane_mask m) {
+#if defined(__GNUC__)
+  return (int)(8 * sizeof m) - 1 - __builtin_clzl(m);
+#else
+  int lane = 0;
+  while (m >> 1) {
+    m >>= 1;
+    lane++;
+  }
+  return lane;
+#endif
+}
+
+/* Once the queue is empty the sweep group drains, and a vector is swept while any of its
+ * lanes is live: chains still sweeping move down into the lanes that emptied, so that
+ * the sweeps work on as few vectors as they can (on blocks of 128 chains, as ik.batch
+ * solves them, that cut the sweeps' instructions by a fifth). Lanes are independent: a
+ * chain ends the same in any lane. Returns the lanes now sweeping. */
+static ik__lane_mask pack_lanes(ik__batch_ws *ws, int joints, ik__lane_mask sweeping) {
+  int live = 0, top;
+  ik__lane_mask m;
+  for (m = sweeping; m; m &= m - 1) live++;
+  /* Not before a vector's worth of lanes (AVX2's) is empty below the top one. */
+  if (!sweeping || (top = highest_lane(sweeping)) + 1 - live < (int)(32 / sizeof(ik_real))) return sweeping;
+  while (top >= live) {
+    const int to = lowest_lane(~sweeping);
+    copy_lane(&ws->rows, joints, to, top);
+    ws->job[to] = ws->job[top];
+    ws->state[to] = ws->state[top];
+    ws->entered[to] = ws->entered[top];
+    sweeping = (sweeping | (ik__lane_mask)1 << to) & ~((ik__lane_mask)1 << top);
+    top = highest_lane(sweeping);
+  }
+  return sweeping;
+}
+
 /* The chains of one joint count through two lane groups: the sweep group, refilled from
  * the queue as chains leave it, and the polish group, which takes refined chains after
  * their sweeps and takes a step when it is full (or nothing else is left), so that both
@@ -217,6 +379,8 @@ static void run_lanes(ik__batch_ws *ws, queue *q, int joints) {
   ik__lane_mask sweeping = 0, polishing = 0, m;
   int lane, first = -1;
   ws->rows.lanes = ws->polish.lanes = lanes;
+  ws->rounds = 0;
+  ws->next_due = LLONG_MAX;
   clear_rows(&ws->polish, joints);
   for (lane = 0; lane < lanes; lane++) {
     if (fill_lane(ws, lane, q)) {
@@ -227,11 +391,16 @@ static void run_lanes(ik__batch_ws *ws, queue *q, int joints) {
   for (lane = 0; first >= 0 && lane < lanes; lane++)
     if (!(sweeping >> lane & 1)) copy_lane(&ws->rows, joints, lane, first);
   while (sweeping) {
-    ik__sweep_lanes(&ws->rows, joints, sweeping);
-    for (m = sweeping; m; m &= m - 1) {
+    /* Only lanes the sweep flags, and those whose budget it spent, may stop: the others'
+     * ik__fabrik_next would only count the sweep, and their count is kept by rounds. */
+    ik__lane_mask checks = ik__sweep_lanes(&ws->rows, joints, sweeping);
+    if (++ws->rounds >= ws->next_due) checks |= due_lanes(ws, sweeping);
+    for (m = checks; m; m &= m - 1) {
       ik__dls_state dls;
       ik_fabrik_job *job = ws->job[(lane = lowest_lane(m))];
       ik__fabrik_state *s = &ws->state[lane];
+      s->iterations = (int)(ws->rounds - 1 - ws->entered[lane]);
+      s->prev_err2 = ws->rows.prev_err2[lane];
       if (ik__fabrik_next(job, s, lane_point(&ws->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
       store_positions(&ws->rows, lane, job);
@@ -246,41 +415,28 @@ static void run_lanes(ik__batch_ws *ws, queue *q, int joints) {
       }
       if (fill_lane(ws, lane, q)) sweeping |= m & -m;
     }
+    if (q->next == q->count) sweeping = pack_lanes(ws, joints, sweeping);
   }
   while (polishing) polishing = polish_round(ws, joints, polishing);
 }
 
-/* Validation is the first touch of a chain's positions, often a cache miss: ask for
- * those of a job a few places ahead while this one is checked. (A prefetch never
- * faults, whatever the job holds.) */
-static void prefetch_positions(const ik_fabrik_job *job) {
-#if defined(__GNUC__)
-  const char *p = (const char *)job->chain.positions;
-  int bytes = 512, b;
-  if (p == NULL) return;
-  if (job->chain.count < bytes / (int)sizeof(ik_vec3)) bytes = job->chain.count * (int)sizeof(ik_vec3);
-  for (b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
-#else
-  (void)job;
-#endif
-}
-
-/* Validates jobs [begin, end) (at most IK__CHUNK), solves at once those that do not go
- * to lanes, then the others, one joint count after the other. */
+/* Sorts jobs [begin, end) (at most ws->chunk) by joint count, solving at once those
+ * that do not go to lanes, then runs the others, one joint count after the other. A job
+ * checked as its lane loads it is validated then; the others now. */
 static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *status, int begin, int end) {
   int start[IK_BATCH_LANE_MAX_JOINTS + 2] = {0};
   int j, joints;
   for (j = begin; j < end; j++) {
     ik_fabrik_job *job = &jobs[j];
-    ik_status st;
-    if (j + 8 < end) prefetch_positions(&jobs[j + 8]);
-    st = ik_fabrik_validate(job, NULL);
     ws->joints[j - begin] = 0;
-    if (status) status[j] = st;
-    if (st != IK_OK) continue;
-    if (job->chain.count > IK_BATCH_LANE_MAX_JOINTS || ik__constraint_kinds(&job->chain)) {
-      fabrik_scalar(job);
-      continue;
+    if (!checked_as_loaded(job)) {
+      const ik_status st = ik_fabrik_validate(job, NULL);
+      if (status) status[j] = st;
+      if (st != IK_OK) continue;
+      if (job->chain.count > IK_BATCH_LANE_MAX_JOINTS || ik__constraint_kinds(&job->chain)) {
+        fabrik_scalar(job);
+        continue;
+      }
     }
     ws->joints[j - begin] = (short)job->chain.count;
     start[job->chain.count + 1]++;
@@ -297,6 +453,7 @@ static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *statu
     queue q;
     if (start[joints] == start[joints + 1]) continue;
     q.jobs = jobs;
+    q.status = status;
     q.order = ws->order + start[joints];
     q.next = 0;
     q.count = start[joints + 1] - start[joints];
@@ -322,8 +479,8 @@ static void run_slice(const batch_run *run, int slice) {
   ik__batch_ws *ws = run->own_ws ? run->own_ws : ik__pool_workspace(run->pool, slice);
   int begin, end, j;
   slice_range(b->fabrik_count, slice, run->slices, &begin, &end);
-  for (j = begin; j < end; j += IK__CHUNK)
-    fabrik_chunk(ws, b->fabrik, b->fabrik_status, j, end - j < IK__CHUNK ? end : j + IK__CHUNK);
+  for (j = begin; j < end; j += ws->chunk)
+    fabrik_chunk(ws, b->fabrik, b->fabrik_status, j, end - j < ws->chunk ? end : j + ws->chunk);
   slice_range(b->two_bone_count, slice, run->slices, &begin, &end);
   for (j = begin; j < end; j++) {
     const ik_status st = ik_two_bone_run(&b->two_bone[j]);
@@ -370,6 +527,11 @@ ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
     ik_pool_run(pool, run.slices, run_slices, &run);
   } else {
     ik__batch_ws ws;
+    int order[IK__STACK_CHUNK];
+    short joints[IK__STACK_CHUNK];
+    ws.chunk = IK__STACK_CHUNK;
+    ws.order = order;
+    ws.joints = joints;
     run.own_ws = &ws;
     run_slice(&run, 0);
   }

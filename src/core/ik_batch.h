@@ -16,7 +16,7 @@
  *
  * Memory: ik_pool_new allocates (once): its threads and, for each, the lane buffers;
  * ik_batch_run allocates nothing, logs nothing and touches no global state. Without a
- * pool, the buffers (151 KB; 77 KB with float) are on the calling thread's stack. The
+ * pool, the buffers (153 KB; 79 KB with float) are on the calling thread's stack. The
  * pool's threads sleep between runs.
  *
  * The jobs of a batch must not share memory that a solve writes: positions, and lengths

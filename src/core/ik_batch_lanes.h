@@ -45,6 +45,12 @@ typedef struct IK__ALIGN32 ik__lane_rows {
   ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES];
   ik_real max_step[IK__LANES], floor2[IK__LANES], err2[IK__LANES];
   ik_real step_x[IK__LANES], step_y[IK__LANES], step_z[IK__LANES];
+  /* A sweeping lane's stop test, so that a sweep can tell which lanes may stop without a
+   * call per lane: the tip's distance to the target squared after the last sweep and the
+   * one before (ik__fabrik_state's prev_err2 as it was before the last sweep), the
+   * tolerance squared, and the distance squared within which refined mode may hand over
+   * to the polish (negative when it never does). */
+  ik_real tip_err2[IK__LANES], prev_err2[IK__LANES], tol2[IK__LANES], near2[IK__LANES];
   int lanes; /* in use, the length of a row: ik__lanes_for(joint count) */
 } ik__lane_rows;
 
@@ -61,14 +67,19 @@ typedef unsigned long ik__lane_mask;
 
 /* One full sweep (forward pass, then backward pass, as ik_fabrik.c's forward_pass and
  * backward_pass compute them, bit for bit) of the `count`-joint chains in the lanes of
- * `live` (below rows->lanes). Lanes outside `live` may be changed in any way. AVX2 when
- * the processor has it, else the baseline instruction set. */
-void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+ * `live` (below rows->lanes). Lanes outside `live` may be changed in any way. Then, for
+ * each lane of live, prev_err2 takes tip_err2 and tip_err2 the tip's distance to the
+ * target squared (as ik_vec3_dist2(tip, target)); returns the lanes of live where that
+ * is <= tol2 or < near2: those whose ik__fabrik_next may stop. (For the others it
+ * continues, unless their iteration budget is spent: the caller counts that.) AVX2
+ * when the processor has it, else the baseline instruction set. */
+ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
 
 /* The sweep for one instruction set, as ik__sweep_lanes would run it: 0 the baseline,
- * 1 AVX2. NULL when that one is not built here or the processor lacks it. (Lets the
- * tests hold every version to the scalar code, whichever the machine would pick.) */
-typedef void (*ik__sweep_fn)(ik__lane_rows *rows, int count, ik__lane_mask live);
+ * 1 AVX2, 2 one lane at a time in scalar code (what compilers without vector extensions
+ * run). NULL when that one is not built here or the processor lacks it. (Lets the tests
+ * hold every version to the scalar solver, whichever the machine would pick.) */
+typedef ik__lane_mask (*ik__sweep_fn)(ik__lane_rows *rows, int count, ik__lane_mask live);
 ik__sweep_fn ik__sweep_variant(int isa);
 
 /* A step whose bone has no length (bone_len2 <= IK_TINY_LEN2), on one lane, in scalar
@@ -83,7 +94,7 @@ void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i);
  * step_x, y, z) and returns the lanes that may be stuck (whose step may need a bend
  * first, ik__unstall): the caller does their step with ik__dls_step instead, from their
  * positions before apply. Apply then turns the chains of `live` by their steps, as
- * ik_dls.c's apply_step, bit for bit; it changes no lane outside `live`. Without vector
+ * ik__dls_apply_step, bit for bit; it changes no lane outside `live`. Without vector
  * extensions plan returns every lane. */
 ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
 void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
@@ -95,11 +106,16 @@ typedef struct ik__polish_fns {
 } ik__polish_fns;
 ik__polish_fns ik__polish_variant(int isa);
 
-/* Jobs validated and sorted by joint count at a time (bounds the workspace). */
-#define IK__CHUNK 512
+/* Jobs sorted by joint count at a time: a pool thread's, and a run's without a pool
+ * (whose workspace is on the caller's stack). The lanes of a joint count drain at the end
+ * of a chunk (the last chains sweep in part-empty vectors): with 512 that was 8% of the
+ * sweeps of 10-joint chains, with 4096 1%. */
+#define IK__CHUNK 4096
+#define IK__STACK_CHUNK 512
 
 /* What one thread of a batch works in: two lane groups and the jobs in their lanes, and
- * the chunk being sorted: 151 KB (77 KB with float). The groups come first, so that they are
+ * the chunk being sorted (150 KB, 76 KB with float, and the chunk's arrays: 24 KB in a
+ * pool, 3 KB on the stack). The groups come first, so that they are
  * aligned as the struct is (a row set's size is a multiple of 32 bytes). */
 typedef struct ik__batch_ws {
   ik__lane_rows rows;   /* the sweep group */
@@ -109,8 +125,13 @@ typedef struct ik__batch_ws {
   ik_fabrik_job *polish_job[IK__LANES];
   ik__fabrik_state polish_state[IK__LANES];
   ik__dls_state dls[IK__LANES];
-  int order[IK__CHUNK];    /* the chunk's lane jobs, by joint count */
-  short joints[IK__CHUNK]; /* joint count of a lane job of the chunk, else 0 */
+  /* The sweep group's count of sweeps, the count when each lane's chain came in (its
+   * ik__fabrik_state's iterations are the difference), and the first count at which some
+   * lane's iteration budget may be spent. */
+  long long rounds, entered[IK__LANES], next_due;
+  int chunk;     /* jobs sorted at a time: IK__CHUNK or IK__STACK_CHUNK */
+  int *order;    /* chunk of them: the chunk's lane jobs, by joint count */
+  short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */
 } ik__batch_ws;
 
 /* Workspace of slice `slice` (0 .. threads - 1) of a pool, 32-byte aligned. */

@@ -1,6 +1,6 @@
 /*
  * ik_batch_polish_body.h: refined FABRIK's polish step (ik_dls.c's plan_step, then
- * apply_step, for chains without constraints) over a lane group, written once and
+ * ik__dls_apply_step, for chains without constraints) over a lane group, written once and
  * compiled once per instruction set by ik_batch_sweep.c, with the macros of
  * ik_batch_sweep_body.h and:
  *
@@ -9,8 +9,9 @@
  *
  * Each lane computes what ik_dls.c computes, in the same order. Its branches become
  * selects between both results, which gives the same bits: every IEEE operation on a
- * lane is still the one the scalar code would do. Sines and cosines are libm's, lane
- * by lane. The one branch that is not a select, bending a stuck chain (ik__unstall), is
+ * lane is still the one the scalar code would do. A joint's turn takes ik_dls.c's series
+ * (IK__DLS_SERIES_MAX_H2), or for a large turn libm's sine and cosine, lane by lane.
+ * The one branch that is not a select, bending a stuck chain (ik__unstall), is
  * left to the caller: plan returns the lanes that may be stuck, and the caller redoes
  * their whole step with ik__dls_step.
  */
@@ -138,9 +139,9 @@ SWEEP_TARGET static void APPLY_NAME(ik__lane_rows *rows, int count, ik__lane_mas
       const SWEEP_V next_x = POLISH_AT(x, i + 1, k), next_y = POLISH_AT(y, i + 1, k),
                     next_z = POLISH_AT(z, i + 1, k);
       SWEEP_V d_x = next_x - old_x, d_y = next_y - old_y, d_z = next_z - old_z, len2, inv, r_x, r_y, r_z;
-      SWEEP_V dt_x, dt_y, dt_z, along, angle, half, sin_half, cos_half, a_x, a_y, a_z, q_x, q_y, q_z, q_w;
+      SWEEP_V dt_x, dt_y, dt_z, along, h_x, h_y, h_z, h2, s, q_x, q_y, q_z, q_w;
       SWEEP_V m_x, m_y, m_z, m_w, t_x, t_y, t_z;
-      SWEEP_M ok, identity;
+      SWEEP_M ok, large;
       /* dir_old: ik_vec3_normalize_or(next - old, parent_dir) */
       len2 = d_x * d_x + d_y * d_y + d_z * d_z;
       ok = (len2 > tiny) & POLISH_FINITE(len2);
@@ -159,27 +160,42 @@ SWEEP_TARGET static void APPLY_NAME(ik__lane_rows *rows, int count, ik__lane_mas
       dt_x = POLISH_SELECT(planar, n_x * along, dt_x);
       dt_y = POLISH_SELECT(planar, n_y * along, dt_y);
       dt_z = POLISH_SELECT(planar, n_z * along, dt_z);
-      /* ik_quat_axis_angle(dtheta, |dtheta|) */
-      len2 = dt_x * dt_x + dt_y * dt_y + dt_z * dt_z;
-      angle = SWEEP_SQRT(len2);
-      ok = (len2 > tiny) & POLISH_FINITE(len2);
-      inv = 1 / angle;
-      a_x = POLISH_SELECT(ok, dt_x * inv, zero);
-      a_y = POLISH_SELECT(ok, dt_y * inv, zero);
-      a_z = POLISH_SELECT(ok, dt_z * inv, zero);
-      half = angle * (ik_real)0.5;
-      sin_half = zero;
-      cos_half = zero + 1;
-      for (e = 0; e < SWEEP_W; e++) {
-        if (!(on >> e & 1) || half[e] == 0) continue; /* sin(+0) is +0, cos(+0) 1 */
-        sin_half[e] = ik_sin(half[e]);
-        cos_half[e] = ik_cos(half[e]);
+      /* ik_dls.c's joint_turn: the series, or for the lanes of a large turn
+       * ik_quat_axis_angle(dtheta, |dtheta|), its sine and cosine lane by lane */
+      h_x = dt_x * (ik_real)0.5;
+      h_y = dt_y * (ik_real)0.5;
+      h_z = dt_z * (ik_real)0.5;
+      h2 = h_x * h_x + h_y * h_y + h_z * h_z;
+      s = 1 - h2 * ((ik_real)1 / 6);
+      q_x = h_x * s;
+      q_y = h_y * s;
+      q_z = h_z * s;
+      q_w = 1 - h2 * (ik_real)0.5;
+      large = ~(h2 <= IK__DLS_SERIES_MAX_H2);
+      if (SWEEP_BITS(large) & (int)on) {
+        SWEEP_V angle, half, sin_half, cos_half, a_x, a_y, a_z;
+        SWEEP_M identity;
+        len2 = dt_x * dt_x + dt_y * dt_y + dt_z * dt_z;
+        angle = SWEEP_SQRT(len2);
+        ok = (len2 > tiny) & POLISH_FINITE(len2);
+        inv = 1 / angle;
+        a_x = POLISH_SELECT(ok, dt_x * inv, zero);
+        a_y = POLISH_SELECT(ok, dt_y * inv, zero);
+        a_z = POLISH_SELECT(ok, dt_z * inv, zero);
+        half = angle * (ik_real)0.5;
+        sin_half = zero;
+        cos_half = zero + 1;
+        for (e = 0; e < SWEEP_W; e++) {
+          if (!(on >> e & 1) || !large[e] || half[e] == 0) continue; /* sin(+0) is +0, cos(+0) 1 */
+          sin_half[e] = ik_sin(half[e]);
+          cos_half[e] = ik_cos(half[e]);
+        }
+        identity = a_x * a_x + a_y * a_y + a_z * a_z == 0;
+        q_x = POLISH_SELECT(large, POLISH_SELECT(identity, zero, a_x * sin_half), q_x);
+        q_y = POLISH_SELECT(large, POLISH_SELECT(identity, zero, a_y * sin_half), q_y);
+        q_z = POLISH_SELECT(large, POLISH_SELECT(identity, zero, a_z * sin_half), q_z);
+        q_w = POLISH_SELECT(large, POLISH_SELECT(identity, zero + 1, cos_half), q_w);
       }
-      identity = a_x * a_x + a_y * a_y + a_z * a_z == 0;
-      q_x = POLISH_SELECT(identity, zero, a_x * sin_half);
-      q_y = POLISH_SELECT(identity, zero, a_y * sin_half);
-      q_z = POLISH_SELECT(identity, zero, a_z * sin_half);
-      q_w = POLISH_SELECT(identity, zero + 1, cos_half);
       /* turn = ik_quat_normalize(turn * q) */
       m_x = turn_w * q_x + turn_x * q_w + turn_y * q_z - turn_z * q_y;
       m_y = turn_w * q_y - turn_x * q_z + turn_y * q_w + turn_z * q_x;

@@ -34,6 +34,7 @@ struct ik_pool {
   void *ctx;
   int count;
   ik__batch_ws *workspaces; /* threads of them */
+  void *chunks;             /* their chunk arrays */
   worker workers[IK_POOL_MAX_THREADS];
 };
 
@@ -87,6 +88,7 @@ static void destroy(ik_pool *pool) {
   pthread_mutex_destroy(&pool->lock);
   pthread_mutex_destroy(&pool->run_lock);
   free(pool->workspaces);
+  free(pool->chunks);
   free(pool);
 }
 
@@ -104,6 +106,15 @@ ik_pool *ik_pool_new(int threads) {
   }
   pool->threads = threads;
   pool->workspaces = (ik__batch_ws *)workspaces;
+  pool->chunks = malloc((sizeof(int) + sizeof(short)) * IK__CHUNK * (size_t)threads);
+  if (pool->chunks == NULL) goto no_chunks;
+  for (i = 0; i < threads; i++) {
+    ik__batch_ws *ws = &pool->workspaces[i];
+    ws->chunk = IK__CHUNK;
+    ws->order = (int *)pool->chunks + (size_t)IK__CHUNK * (size_t)i;
+    ws->joints =
+        (short *)((int *)pool->chunks + (size_t)IK__CHUNK * (size_t)threads) + (size_t)IK__CHUNK * (size_t)i;
+  }
   if (pthread_mutex_init(&pool->run_lock, NULL) != 0) goto no_run_lock;
   if (pthread_mutex_init(&pool->lock, NULL) != 0) goto no_lock;
   if (pthread_cond_init(&pool->wake, NULL) != 0) goto no_wake;
@@ -128,6 +139,8 @@ no_wake:
 no_lock:
   pthread_mutex_destroy(&pool->run_lock);
 no_run_lock:
+  free(pool->chunks);
+no_chunks:
   free(workspaces);
   free(pool);
   return NULL;

@@ -46,7 +46,84 @@ void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i) {
   set_lane_point(rows, i + 1, lane, ik_vec3_madd(prev_ws, dir, rows->len[i * rows->lanes + lane]));
 }
 
+/* Each lane in scalar code, one after the other: what compilers without vector
+ * extensions run (and, as variant 2, a third version the tests hold to the others). */
+
+static void sweep_lane(ik__lane_rows *rows, int count, int lane) {
+  const ik_real *len_of = &rows->len[lane];
+  ik_vec3 next_ws = ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]);
+  ik_vec3 prev_ws = ik_vec3_make(rows->root_x[lane], rows->root_y[lane], rows->root_z[lane]);
+  int i;
+  set_lane_point(rows, count - 1, lane, next_ws);
+  for (i = count - 2; i >= 0; i--) {
+    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i, lane), next_ws);
+    const ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2)
+      set_lane_point(rows, i, lane,
+                     ik_vec3_madd(next_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
+    else
+      ik__sweep_lane_forward_step(rows, count, lane, i);
+    next_ws = lane_point(rows, i, lane);
+  }
+  set_lane_point(rows, 0, lane, prev_ws);
+  for (i = 0; i + 1 < count; i++) {
+    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i + 1, lane), prev_ws);
+    const ik_real bone_len2 = ik_vec3_len2(bone);
+    if (bone_len2 > IK_TINY_LEN2)
+      set_lane_point(rows, i + 1, lane,
+                     ik_vec3_madd(prev_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
+    else
+      ik__sweep_lane_backward_step(rows, lane, i);
+    prev_ws = lane_point(rows, i + 1, lane);
+  }
+}
+
+static ik__lane_mask sweep_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  ik__lane_mask checks = 0;
+  int lane;
+  for (lane = 0; lane < rows->lanes; lane++) {
+    ik_real err2;
+    if (!(live >> lane & 1)) continue;
+    sweep_lane(rows, count, lane);
+    err2 = ik_vec3_dist2(lane_point(rows, count - 1, lane),
+                         ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]));
+    rows->prev_err2[lane] = rows->tip_err2[lane];
+    rows->tip_err2[lane] = err2;
+    if (err2 <= rows->tol2[lane] || err2 < rows->near2[lane]) checks |= (ik__lane_mask)1 << lane;
+  }
+  return checks;
+}
+
+/* The polish in scalar code: every lane is handed back to ik__dls_step. */
+static ik__lane_mask plan_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  (void)rows;
+  (void)count;
+  return live;
+}
+
+static void apply_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  (void)rows;
+  (void)count;
+  (void)live;
+}
+
 #if defined(__GNUC__)
+
+/* After a row of a vector sweep, each lane of `live` whose bone had no length there
+ * (len2[lane], its bone_len2, <= IK_TINY_LEN2) redoes its step of joint i in scalar code:
+ * the forward pass's, or the backward's. */
+static void redo_degenerate(ik__lane_rows *rows, int count, ik__lane_mask live, const ik_real *len2,
+                            int forward, int i) {
+  ik__lane_mask m;
+  for (m = live; m; m &= m - 1) {
+    const int lane = __builtin_ctzl(m);
+    if (len2[lane] > IK_TINY_LEN2) continue;
+    if (forward)
+      ik__sweep_lane_forward_step(rows, count, lane, i);
+    else
+      ik__sweep_lane_backward_step(rows, lane, i);
+  }
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -87,8 +164,8 @@ static inline int bits_v16(ik__m16 c) {
 #define SWEEP_M ik__m16
 #define PLAN_NAME plan_base
 #define APPLY_NAME apply_base
-#include "ik_batch_sweep_body.h"
 #include "ik_batch_polish_body.h"
+#include "ik_batch_sweep_body.h"
 #undef SWEEP_NAME
 #undef SWEEP_TARGET
 #undef SWEEP_V
@@ -119,26 +196,24 @@ typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
 #define SWEEP_SQRT(v) ((ik__v32)_mm256_sqrt_pd((__m256d)(v)))
 #define SWEEP_BITS(c) _mm256_movemask_pd((__m256d)(c))
 #endif
-#include "ik_batch_sweep_body.h"
 #include "ik_batch_polish_body.h"
+#include "ik_batch_sweep_body.h"
 #endif
 
 ik__sweep_fn ik__sweep_variant(int isa) {
   if (isa == 0) return sweep_base;
+  if (isa == 2) return sweep_scalar;
 #ifdef IK__SWEEP_AVX2
   if (isa == 1 && __builtin_cpu_supports("avx2")) return sweep_avx2;
 #endif
   return NULL;
 }
 
-void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
 #ifdef IK__SWEEP_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    sweep_avx2(rows, count, live);
-    return;
-  }
+  if (__builtin_cpu_supports("avx2")) return sweep_avx2(rows, count, live);
 #endif
-  sweep_base(rows, count, live);
+  return sweep_base(rows, count, live);
 }
 
 ik__polish_fns ik__polish_variant(int isa) {
@@ -146,6 +221,10 @@ ik__polish_fns ik__polish_variant(int isa) {
   if (isa == 0) {
     fns.plan = plan_base;
     fns.apply = apply_base;
+  }
+  if (isa == 2) {
+    fns.plan = plan_scalar;
+    fns.apply = apply_scalar;
   }
 #ifdef IK__SWEEP_AVX2
   if (isa == 1 && __builtin_cpu_supports("avx2")) {
@@ -175,61 +254,15 @@ void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) 
 
 #else /* no vector extensions: each lane in scalar code */
 
-static void sweep_lane(ik__lane_rows *rows, int count, int lane) {
-  const ik_real *len_of = &rows->len[lane];
-  ik_vec3 next_ws = ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]);
-  ik_vec3 prev_ws = ik_vec3_make(rows->root_x[lane], rows->root_y[lane], rows->root_z[lane]);
-  int i;
-  set_lane_point(rows, count - 1, lane, next_ws);
-  for (i = count - 2; i >= 0; i--) {
-    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i, lane), next_ws);
-    const ik_real bone_len2 = ik_vec3_len2(bone);
-    if (bone_len2 > IK_TINY_LEN2)
-      set_lane_point(rows, i, lane,
-                     ik_vec3_madd(next_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
-    else
-      ik__sweep_lane_forward_step(rows, count, lane, i);
-    next_ws = lane_point(rows, i, lane);
-  }
-  set_lane_point(rows, 0, lane, prev_ws);
-  for (i = 0; i + 1 < count; i++) {
-    const ik_vec3 bone = ik_vec3_sub(lane_point(rows, i + 1, lane), prev_ws);
-    const ik_real bone_len2 = ik_vec3_len2(bone);
-    if (bone_len2 > IK_TINY_LEN2)
-      set_lane_point(rows, i + 1, lane,
-                     ik_vec3_madd(prev_ws, bone, len_of[i * rows->lanes] / ik_sqrt(bone_len2)));
-    else
-      ik__sweep_lane_backward_step(rows, lane, i);
-    prev_ws = lane_point(rows, i + 1, lane);
-  }
-}
+ik__sweep_fn ik__sweep_variant(int isa) { return isa == 0 || isa == 2 ? sweep_scalar : NULL; }
 
-static void sweep_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  int lane;
-  for (lane = 0; lane < rows->lanes; lane++)
-    if (live >> lane & 1) sweep_lane(rows, count, lane);
-}
-
-ik__sweep_fn ik__sweep_variant(int isa) { return isa == 0 ? sweep_scalar : NULL; }
-
-void ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) { sweep_scalar(rows, count, live); }
-
-/* Without vectors every polish step is the scalar one: every lane is handed back. */
-static ik__lane_mask plan_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  (void)rows;
-  (void)count;
-  return live;
-}
-
-static void apply_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  (void)rows;
-  (void)count;
-  (void)live;
+ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  return sweep_scalar(rows, count, live);
 }
 
 ik__polish_fns ik__polish_variant(int isa) {
   ik__polish_fns fns = {NULL, NULL};
-  if (isa == 0) {
+  if (isa == 0 || isa == 2) {
     fns.plan = plan_scalar;
     fns.apply = apply_scalar;
   }

@@ -42,17 +42,9 @@ ik_status ik__check_real(ik_real r, ik_error *err, const char *field, int index)
   return ik__fail(err, ik_real_is_finite(r) ? IK_E_RANGE : IK_E_NOT_FINITE, field, index);
 }
 
-/* ik__check_real's common case, inlined into the per-joint loops below: validate runs
- * before every solve, and a call per coordinate cost about what a sweep of a short
- * chain does (a batch of chains felt it most). The full check runs only to name a
- * fault. */
-static int real_in_range(ik_real r) { return ik_fabs(r) <= IK_REAL_MAX_COORD; }
-/* & rather than &&: no branch per coordinate, and a loop of these vectorises. */
-static int vec3_in_range(ik_vec3 v) { return real_in_range(v.x) & real_in_range(v.y) & real_in_range(v.z); }
-
 ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index) {
   ik_status st;
-  if (vec3_in_range(v)) return IK_OK; /* the common case, one test a component */
+  if (ik__vec3_in_range(v)) return IK_OK; /* the common case, one test a component */
   st = ik__check_real(v.x, err, field, index);
   if (st == IK_OK) st = ik__check_real(v.y, err, field, index);
   if (st == IK_OK) st = ik__check_real(v.z, err, field, index);
@@ -61,7 +53,8 @@ ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index)
 
 ik_status ik__check_quat(ik_quat q, ik_error *err, const char *field, int index) {
   ik_status st;
-  if (real_in_range(q.x) && real_in_range(q.y) && real_in_range(q.z) && real_in_range(q.w)) return IK_OK;
+  if (ik__real_in_range(q.x) && ik__real_in_range(q.y) && ik__real_in_range(q.z) && ik__real_in_range(q.w))
+    return IK_OK;
   st = ik__check_real(q.x, err, field, index);
   if (st == IK_OK) st = ik__check_real(q.y, err, field, index);
   if (st == IK_OK) st = ik__check_real(q.z, err, field, index);
@@ -76,10 +69,7 @@ void ik__result_init(ik_result *result) {
 }
 
 ik_status ik__check_reach(ik_vec3 root, ik_real total_len, ik_error *err, const char *field) {
-  ik_real root_max = ik_fabs(root.x);
-  if (ik_fabs(root.y) > root_max) root_max = ik_fabs(root.y);
-  if (ik_fabs(root.z) > root_max) root_max = ik_fabs(root.z);
-  if (root_max + total_len <= IK_REAL_MAX_REACH) return IK_OK;
+  if (ik__reach_ok(root, total_len)) return IK_OK;
   return ik__fail(err, ik_real_is_finite(total_len) ? IK_E_RANGE : IK_E_NOT_FINITE, field, -1);
 }
 
@@ -118,7 +108,7 @@ static ik_status validate_lengths(const ik_chain *chain, ik_error *err) {
   if (!chain->derive_lengths) { /* the common case first: one test for every length */
     int ok = 1;
     for (i = 0; i + 1 < chain->count; i++) {
-      ok &= real_in_range(chain->lengths[i]) & (chain->lengths[i] > 0);
+      ok &= ik__real_in_range(chain->lengths[i]) & (chain->lengths[i] > 0);
       total += chain->lengths[i];
     }
     if (ok) return ik__check_reach(chain->positions[0], total, err, field);
@@ -130,7 +120,7 @@ static ik_status validate_lengths(const ik_chain *chain, ik_error *err) {
       len = ik_vec3_dist(chain->positions[i], chain->positions[i + 1]);
     } else {
       len = chain->lengths[i];
-      if (!real_in_range(len) && (st = ik__check_real(len, err, field, i)) != IK_OK) return st;
+      if (!ik__real_in_range(len) && (st = ik__check_real(len, err, field, i)) != IK_OK) return st;
     }
     if (!(len > 0)) return ik__fail(err, IK_E_BONE_LENGTH, field, i);
     total += len;
@@ -154,39 +144,52 @@ static ik_status validate_constraints(const ik_chain *chain, ik_error *err) {
   return IK_OK;
 }
 
-ik_status ik_chain_validate(const ik_chain *chain, ik_error *err) {
+/* After the positions and lengths: base direction and rotation, constraints, pole. */
+static ik_status validate_chain_settings(const ik_chain *chain, ik_error *err) {
   ik_status st;
-  int i, ok;
-  if (!chain || !chain->positions) return ik__fail(err, IK_E_NULL, "positions", -1);
-  if (chain->count < 2) return ik__fail(err, IK_E_COUNT, "count", -1);
-  if (!chain->lengths) return ik__fail(err, IK_E_NULL, "lengths", -1);
-  for (i = 0, ok = 1; i < chain->count; i++) ok &= vec3_in_range(chain->positions[i]);
-  for (i = 0; !ok && i < chain->count; i++) /* only to name the fault */
-    if ((st = ik__check_vec3(chain->positions[i], err, "positions", i)) != IK_OK) return st;
-  if ((st = validate_lengths(chain, err)) != IK_OK) return st;
+  if (ik__chain_settings_ok(chain)) return IK_OK;
   if ((st = ik__check_vec3(chain->base_direction, err, "base_direction", -1)) != IK_OK) return st;
-  if (!ik_quat_is_finite(chain->base_rotation))
-    return ik__fail(err, IK_E_NOT_FINITE, "base_rotation", -1);
+  if (!ik_quat_is_finite(chain->base_rotation)) return ik__fail(err, IK_E_NOT_FINITE, "base_rotation", -1);
   if ((st = validate_constraints(chain, err)) != IK_OK) return st;
   if (chain->has_pole) {
     if ((st = ik__check_vec3(chain->pole, err, "pole", -1)) != IK_OK) return st;
-    if (!ik_real_is_finite(chain->pole_weight))
-      return ik__fail(err, IK_E_NOT_FINITE, "pole_weight", -1);
+    if (!ik_real_is_finite(chain->pole_weight)) return ik__fail(err, IK_E_NOT_FINITE, "pole_weight", -1);
     if (!(chain->pole_weight >= 0 && chain->pole_weight <= 1))
       return ik__fail(err, IK_E_WEIGHT, "pole_weight", -1);
   }
   return IK_OK;
 }
 
-ik_status ik__validate_solve(const ik_chain *chain, ik_vec3 target, ik_real tolerance,
-                             int max_iterations, ik_error *err) {
-  ik_status st = ik_chain_validate(chain, err);
-  if (st != IK_OK) return st;
+ik_status ik_chain_validate(const ik_chain *chain, ik_error *err) {
+  ik_status st;
+  int i, ok;
+  if (!chain || !chain->positions) return ik__fail(err, IK_E_NULL, "positions", -1);
+  if (chain->count < 2) return ik__fail(err, IK_E_COUNT, "count", -1);
+  if (!chain->lengths) return ik__fail(err, IK_E_NULL, "lengths", -1);
+  for (i = 0, ok = 1; i < chain->count; i++) ok &= ik__vec3_in_range(chain->positions[i]);
+  for (i = 0; !ok && i < chain->count; i++) /* only to name the fault */
+    if ((st = ik__check_vec3(chain->positions[i], err, "positions", i)) != IK_OK) return st;
+  if ((st = validate_lengths(chain, err)) != IK_OK) return st;
+  return validate_chain_settings(chain, err);
+}
+
+/* The target, the tolerance and the iteration cap. */
+static ik_status validate_solve_settings(ik_vec3 target, ik_real tolerance, int max_iterations,
+                                         ik_error *err) {
+  ik_status st;
+  if (ik__solve_settings_ok(target, tolerance, max_iterations)) return IK_OK;
   if ((st = ik__check_vec3(target, err, "target", -1)) != IK_OK) return st;
   if (!ik_real_is_finite(tolerance)) return ik__fail(err, IK_E_NOT_FINITE, "tolerance", -1);
   if (!(tolerance >= 0)) return ik__fail(err, IK_E_TOLERANCE, "tolerance", -1);
   if (max_iterations < 1) return ik__fail(err, IK_E_ITERATIONS, "max_iterations", -1);
   return IK_OK;
+}
+
+ik_status ik__validate_solve(const ik_chain *chain, ik_vec3 target, ik_real tolerance, int max_iterations,
+                             ik_error *err) {
+  ik_status st = ik_chain_validate(chain, err);
+  if (st != IK_OK) return st;
+  return validate_solve_settings(target, tolerance, max_iterations, err);
 }
 
 void ik__prepare_lengths(const ik_chain *chain) {
@@ -200,13 +203,10 @@ ik_real ik__total_length(const ik_chain *chain) {
   return total;
 }
 
-ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
+ik_vec3 ik__root_fallback_rest(const ik_chain *chain) {
   const ik_vec3 *p = chain->positions;
-  ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(target, p[0]));
+  ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(p[1], p[0]));
   ik_vec3 base_ws;
-  /* Tried in order of likelihood: this runs once per solve, on the hot path. */
-  if (ik_vec3_len2(dir) > 0) return dir;
-  dir = ik_vec3_normalize(ik_vec3_sub(p[1], p[0]));
   if (ik_vec3_len2(dir) > 0) return dir;
   base_ws = ik_quat_rotate(ik_quat_normalize(chain->base_rotation), chain->base_direction);
   return ik_vec3_normalize_or(base_ws, ik_vec3_make(0, 1, 0));
@@ -218,13 +218,6 @@ void ik__lay_straight(const ik_chain *chain, ik_vec3 target, int kinds) {
   int i;
   for (i = 0; i + 1 < chain->count; i++) p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
   if (kinds) ik__constrained_pass(chain, dir, kinds);
-}
-
-void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,
-                    int iterations) {
-  result->distance = ik_vec3_dist(chain->positions[chain->count - 1], target);
-  result->reached = result->distance <= tolerance;
-  result->iterations = iterations;
 }
 
 void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight) {
@@ -257,18 +250,15 @@ int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 line_dir,
   const int count = chain->count;
   ik_vec3 root_ws = p[0], bend_dir, up = ik_vec3_make(0, 1, 0);
   ik_real reach_len, height;
-  ik_real off_len2_max = (1024 * IK_REAL_EPSILON * total_len) * (1024 * IK_REAL_EPSILON * total_len);
   int i;
   if (count < 3) return 0;
-  for (i = 1; i < count; i++) {
-    ik_vec3 off = ik_vec3_project_on_plane(ik_vec3_sub(p[i], root_ws), line_dir);
-    if (ik_vec3_len2(off) > off_len2_max) return 0;
-  }
+  for (i = 1; i < count; i++)
+    if (ik__off_line(p, i, line_dir, total_len)) return 0;
   bend_dir = ik_vec3_normalize(ik_vec3_project_on_plane(up, line_dir));
   if (ik_vec3_len2(bend_dir) == 0) bend_dir = ik_vec3_any_perpendicular(line_dir);
   if (chain->has_pole)
-    bend_dir = ik_vec3_normalize_or(ik_vec3_project_on_plane(ik_vec3_sub(chain->pole, root_ws), line_dir),
-                                    bend_dir);
+    bend_dir =
+        ik_vec3_normalize_or(ik_vec3_project_on_plane(ik_vec3_sub(chain->pole, root_ws), line_dir), bend_dir);
   /* A hinge decides over pole and up: bent any other way, the chain would be clamped
    * straight again by the first constraint pass (a one-sided knee bends one way only).
    * Every inner joint of the arc turns the same way: the first hinge says which. */

@@ -40,8 +40,7 @@ void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target) {
 }
 
 ik_status ik_dls_validate(const ik_dls_job *job, ik_error *err) {
-  ik_status st =
-      ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
+  ik_status st = ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
   if (st != IK_OK) return st;
   if (!ik_real_is_finite(job->damping)) return ik__fail(err, IK_E_NOT_FINITE, "damping", -1);
   if (!(job->damping > 0)) return ik__fail(err, IK_E_PARAMETER, "damping", -1);
@@ -130,12 +129,26 @@ static int plan_step(const ik_vec3 *p, int count, ik_vec3 target, ik_real lambda
          ik_vec3_len2(sym3_mul(jjt, *y)) <= IK__DLS_STALL_FRACTION * IK__DLS_STALL_FRACTION * err_len2;
 }
 
+/* R_i, unnormalised (IK__DLS_SERIES_MAX_H2): the series for the small turns a step
+ * nearly always asks, which spares the sine, cosine and normalised axis that were a
+ * third of a refined FABRIK's polish step (and that the batch's lanes computed one lane
+ * at a time). */
+static ik_quat joint_turn(ik_vec3 dtheta) {
+  const ik_vec3 h = ik_vec3_scale(dtheta, (ik_real)0.5);
+  const ik_real h2 = ik_vec3_len2(h);
+  if (h2 <= IK__DLS_SERIES_MAX_H2) {
+    const ik_real s = 1 - h2 * ((ik_real)1 / 6);
+    return ik_quat_make(h.x * s, h.y * s, h.z * s, 1 - h2 * (ik_real)0.5);
+  }
+  return ik_quat_axis_angle(dtheta, ik_vec3_len(dtheta));
+}
+
 /* Applies the planned step root to tip: dtheta_i = J_i^T y = r_i x y. Joint i's turn is
  * about a world axis of the old pose; its parents have turned by turn_ws meanwhile,
  * which carries that axis along, so bone i's new direction is turn_ws * R_i * (old
  * direction). Every joint is re-placed at its bone length: the step cannot change a
  * length, however large the turn. */
-static void apply_step(const ik_chain *chain, ik_vec3 y, ik_vec3 root_dir, ik_vec3 plane_n) {
+void ik__dls_apply_step(const ik_chain *chain, ik_vec3 y, ik_vec3 root_dir, ik_vec3 plane_n) {
   ik_vec3 *p = chain->positions;
   const int count = chain->count;
   const ik_vec3 tip_ws = p[count - 1];
@@ -150,15 +163,15 @@ static void apply_step(const ik_chain *chain, ik_vec3 y, ik_vec3 root_dir, ik_ve
     /* In a plane dtheta is along its normal in exact arithmetic: make it so exactly, or
      * rounding in the off-plane parts of r_i and y turns the chain out of its plane. */
     if (ik_vec3_len2(plane_n) > 0) dtheta = ik_vec3_scale(plane_n, ik_vec3_dot(dtheta, plane_n));
-    turn_ws = ik_quat_normalize(ik_quat_mul(turn_ws, ik_quat_axis_angle(dtheta, ik_vec3_len(dtheta))));
+    turn_ws = ik_quat_normalize(ik_quat_mul(turn_ws, joint_turn(dtheta)));
     p[i + 1] = ik_vec3_madd(p[i], ik_quat_rotate(turn_ws, dir_old), chain->lengths[i]);
     parent_dir = dir_old;
     old_ws = old_next_ws;
   }
 }
 
-void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping,
-                   ik_vec3 root_dir, ik_real total_len, int kinds) {
+void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping, ik_vec3 root_dir,
+                   ik_real total_len, int kinds) {
   const ik_real lambda_len = damping * total_len;
   s->root_dir = root_dir;
   s->total_len = total_len;
@@ -190,10 +203,10 @@ void ik__dls_step(ik__dls_state *s, const ik_chain *chain, ik_vec3 target) {
     s->plane_n = ik__plane_normal(p, count, target, s->total_len);
     plan_step(p, count, target, s->lambda2, s->max_step_len, &y);
   }
-  apply_step(chain, y, s->root_dir, s->plane_n);
+  ik__dls_apply_step(chain, y, s->root_dir, s->plane_n);
   if (s->kinds) {
     ik__constrained_pass(chain, s->root_dir, s->kinds);
-    s->plane_n = ik__plane_normal(p, count, target, s->total_len);
+    s->plane_n = ik__plane_kept(p, count, target, s->plane_n, s->total_len);
   }
 }
 

@@ -58,20 +58,23 @@ void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 targe
   ik__result_init(&job->result);
 }
 
-ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err) {
-  ik_status st = ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
-  if (st != IK_OK) return st;
+static ik_status check_mode(const ik_fabrik_job *job, ik_error *err) {
   if (job->mode != IK_FABRIK_PLAIN && job->mode != IK_FABRIK_REFINED)
     return ik__fail(err, IK_E_PARAMETER, "mode", -1);
   return IK_OK;
+}
+
+ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err) {
+  ik_status st = ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
+  if (st != IK_OK) return st;
+  return check_mode(job, err);
 }
 
 /* Direction for joint i in the forward pass when it sits on joint i + 1: carry on along
  * the bone just placed (a folded chain unfolds in its own plane), or for the bone at the
  * tip, back towards the root. */
 static ik_vec3 forward_fallback(const ik_vec3 *p, int count, int i, ik_vec3 root_dir) {
-  if (i + 2 < count)
-    return ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i + 2]), ik_vec3_neg(root_dir));
+  if (i + 2 < count) return ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i + 2]), ik_vec3_neg(root_dir));
   return ik_vec3_neg(root_dir);
 }
 
@@ -112,14 +115,19 @@ static void backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 roo
 }
 
 int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s) {
+  ik__prepare_lengths(&job->chain);
+  return ik__fabrik_begin_measured(job, s, ik__total_length(&job->chain)) != 0;
+}
+
+int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len) {
   const ik_chain *chain = &job->chain;
   const ik_vec3 *p = chain->positions;
-  ik__prepare_lengths(chain);
+  int bent;
   s->root_ws = p[0];
   s->root_dir = ik__root_fallback(chain, job->target);
-  s->total_len = ik__total_length(chain);
+  s->total_len = total_len;
   s->tolerance_len2 = job->tolerance * job->tolerance;
-  s->kinds = ik__constraint_kinds(chain);
+  s->kinds = chain->constraints ? ik__constraint_kinds(chain) : 0;
   s->iterations = 0;
   s->may_polish = 0;
   s->prev_err2 = ik_vec3_dist2(p[chain->count - 1], job->target);
@@ -129,14 +137,15 @@ int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s) {
     return 0;
   }
   if (s->prev_err2 <= s->tolerance_len2) return 0;
-  ik__break_collinear(chain, job->target, s->root_dir, s->total_len);
+  bent = !ik__off_line(p, 1, s->root_dir, s->total_len) &&
+         ik__break_collinear(chain, job->target, s->root_dir, s->total_len);
   /* A target nearer the root than the chain can fold is out of reach: no polish can
    * reach it either, and from where the sweeps stall it would only pick another
    * nearest pose (on random such targets, nearer than plain's on average but farther
    * on 28% of them), so those are left to the sweeps, as in plain mode. */
   s->may_polish = job->mode == IK_FABRIK_REFINED &&
                   ik_vec3_dist(job->target, s->root_ws) > ik__fold_reach(chain, s->total_len);
-  return 1;
+  return bent ? 2 : 1;
 }
 
 void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s) {
@@ -155,10 +164,14 @@ void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s) {
 static int hands_over(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2, ik_real prev_err2) {
   const int half = job->max_iterations / 2;
   const int polish_steps = REFINE_POLISH_STEPS < half ? REFINE_POLISH_STEPS : half;
-  const ik_real near_len = REFINE_NEAR_FRACTION * s->total_len;
-  if (!s->may_polish || !(err2 < near_len * near_len)) return 0;
+  if (!(err2 < ik__fabrik_near2(job, s))) return 0;
   return s->iterations >= job->max_iterations - polish_steps ||
          err2 > REFINE_SLOW_RATIO * REFINE_SLOW_RATIO * prev_err2;
+}
+
+ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s) {
+  const ik_real near_len = REFINE_NEAR_FRACTION * s->total_len;
+  return job->mode == IK_FABRIK_REFINED && s->may_polish ? near_len * near_len : -1;
 }
 
 int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip) {
@@ -191,7 +204,7 @@ int ik__fabrik_polish_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_rea
 }
 
 void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s) {
-  ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
+  if (job->chain.has_pole) ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
   ik__set_result(&job->result, &job->chain, job->target, job->tolerance, s->iterations);
 }
 

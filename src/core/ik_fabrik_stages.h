@@ -19,23 +19,39 @@
 
 #include "ik_dls_step.h"
 #include "ik_fabrik.h"
+#include "ik_internal.h"
 
 typedef struct ik__fabrik_state {
-  ik_vec3 root_ws;        /* where the root stays */
-  ik_vec3 root_dir;       /* ik__root_fallback's direction */
+  ik_vec3 root_ws;  /* where the root stays */
+  ik_vec3 root_dir; /* ik__root_fallback's direction */
   ik_real total_len;
   ik_real tolerance_len2;
-  int kinds;              /* ik__constraint_kinds */
-  int iterations;         /* sweeps (then polish steps) done so far */
-  ik_real prev_err2;      /* tip-to-target distance squared after the previous sweep */
-  int may_polish;         /* refined mode, and a target the polish can reach (set when
-                           * sweeps are to run) */
+  int kinds;         /* ik__constraint_kinds */
+  int iterations;    /* sweeps (then polish steps) done so far */
+  ik_real prev_err2; /* tip-to-target distance squared after the previous sweep */
+  int may_polish;    /* refined mode, and a target the polish can reach (set when
+                      * sweeps are to run) */
 } ik__fabrik_state;
 
 /* Stages 1 to 3 on a validated job: measures lengths when asked, lays the chain
  * straight when the target is out of reach, breaks a collinear chain. Returns 1 when
  * sweeps are to run (then at least one does), 0 when the job goes straight to _end. */
 int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s);
+
+/* ik__fabrik_begin after its lengths are measured (or given), with total_len their sum
+ * as ik__total_length sums them: for a caller that summed them as it checked them.
+ * Returns 0 or 1 as ik__fabrik_begin does, or 2 when sweeps are to run and the
+ * positions were moved first (a collinear chain bent). */
+int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len);
+
+/* 1 only when ik_fabrik_validate finds nothing wrong but, perhaps, in the positions and
+ * lengths (and their reach), which a caller checks as it reads them (the batch's lanes);
+ * 0 when validate must be asked. No constraints: those are left to validate. */
+static inline int ik__fabrik_settings_ok(const ik_fabrik_job *job) {
+  return ik__chain_settings_ok(&job->chain) &
+         ik__solve_settings_ok(job->target, job->tolerance, job->max_iterations) &
+         ((job->mode == IK_FABRIK_PLAIN) | (job->mode == IK_FABRIK_REFINED));
+}
 
 /* One full sweep, scalar: the forward pass, then the backward pass (or the constraint
  * pass when the chain has constraints). */
@@ -46,6 +62,12 @@ void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s);
  * nothing but s, the job's settings and tip, so a batch can call it on a chain whose
  * positions are still in its lanes. */
 int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
+
+/* The tip's distance to the target, squared, below which ik__fabrik_next may hand a
+ * refined chain over to the polish; negative when it never will (plain mode, or a target
+ * the polish cannot reach). Above it, and above the tolerance, _next continues until the
+ * iteration budget is spent. */
+ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s);
 
 /* The last stages, on the chain's positions: whatever the mode adds after the sweeps
  * (refined: the polish, scalar, counted in s->iterations), the pole, the result. It is

@@ -17,6 +17,15 @@ ik_status ik__check_vec3(ik_vec3 v, ik_error *err, const char *field, int index)
  * says nothing about its length: a zero quaternion passes. */
 ik_status ik__check_quat(ik_quat q, ik_error *err, const char *field, int index);
 
+/* ik__check_real's common case, inlined into per-joint loops: validate runs before
+ * every solve, and a call per coordinate cost about what a sweep of a short chain does
+ * (a batch of chains felt it most). The full check runs only to name a fault. */
+static inline int ik__real_in_range(ik_real r) { return ik_fabs(r) <= IK_REAL_MAX_COORD; }
+/* & rather than &&: no branch per coordinate, and a loop of these vectorises. */
+static inline int ik__vec3_in_range(ik_vec3 v) {
+  return ik__real_in_range(v.x) & ik__real_in_range(v.y) & ik__real_in_range(v.z);
+}
+
 /* Bit for bit the same quaternion (a setter's "no change", a job's "nothing turns"). */
 static inline int ik__quat_identical(ik_quat a, ik_quat b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
@@ -41,14 +50,37 @@ static inline ik_vec3 ik__unit_across(ik_vec3 a, ik_vec3 n_unit) {
   return ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_normalize(across), n_unit));
 }
 
-/* IK_E_RANGE (with field, index -1) unless the largest coordinate of root plus
- * total_len is within IK_REAL_MAX_REACH (ik_chain.h). */
+/* Whether the largest coordinate of root plus total_len is within IK_REAL_MAX_REACH
+ * (ik_chain.h); ik__check_reach says why not. */
+static inline int ik__reach_ok(ik_vec3 root, ik_real total_len) {
+  ik_real root_max = ik_fabs(root.x);
+  if (ik_fabs(root.y) > root_max) root_max = ik_fabs(root.y);
+  if (ik_fabs(root.z) > root_max) root_max = ik_fabs(root.z);
+  return root_max + total_len <= IK_REAL_MAX_REACH;
+}
+/* IK_E_RANGE (with field, index -1) unless ik__reach_ok. */
 ik_status ik__check_reach(ik_vec3 root, ik_real total_len, ik_error *err, const char *field);
 
 /* Validation shared by the iterative jobs: the chain, the target, the tolerance and the
  * iteration cap. */
-ik_status ik__validate_solve(const ik_chain *chain, ik_vec3 target, ik_real tolerance,
-                             int max_iterations, ik_error *err);
+ik_status ik__validate_solve(const ik_chain *chain, ik_vec3 target, ik_real tolerance, int max_iterations,
+                             ik_error *err);
+/* The common case of the checks that do not read the joints, each in one branchless
+ * test (validation runs before every solve): ik_chain_validate's after the positions and
+ * lengths (base direction and rotation, pole; no constraints, left to the full check),
+ * and the target, the tolerance and the iteration cap. 1 only when validation would pass
+ * them (in range implies finite); 0 when it must be asked: it says what is wrong, or,
+ * for a base rotation beyond IK_REAL_MAX_COORD, that nothing is. */
+static inline int ik__chain_settings_ok(const ik_chain *chain) {
+  const ik_quat r = chain->base_rotation;
+  const int pole_ok = ik__vec3_in_range(chain->pole) & (chain->pole_weight >= 0) & (chain->pole_weight <= 1);
+  return ik__vec3_in_range(chain->base_direction) & ik__real_in_range(r.x) & ik__real_in_range(r.y) &
+         ik__real_in_range(r.z) & ik__real_in_range(r.w) & (chain->constraints == NULL) &
+         ((chain->has_pole == 0) | pole_ok);
+}
+static inline int ik__solve_settings_ok(ik_vec3 target, ik_real tolerance, int max_iterations) {
+  return ik__vec3_in_range(target) & ik_real_is_finite(tolerance) & (tolerance >= 0) & (max_iterations >= 1);
+}
 
 /* Measures chain->lengths from the positions when chain->derive_lengths is set. Call
  * once at the start of run(), after validation. */
@@ -56,6 +88,15 @@ void ik__prepare_lengths(const ik_chain *chain);
 
 /* Sum of chain->lengths. */
 ik_real ik__total_length(const ik_chain *chain);
+
+/* The result of an iterative solve: the tip's distance to the target, and whether that
+ * is within tolerance. */
+static inline void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,
+                                  int iterations) {
+  result->distance = ik_vec3_dist(chain->positions[chain->count - 1], target);
+  result->reached = result->distance <= tolerance;
+  result->iterations = iterations;
+}
 
 /* What the chain's constraints ask of the constraint pass, found in one scan at the start
  * of a solve and passed to everything below that runs the pass: 0 when there is no
@@ -105,6 +146,15 @@ void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback, int kinds);
  * restored by the solver's next pass. (CCD and DLS detect a stall as they go, and bend
  * with ik__unstall.) */
 int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir, ik_real total_len);
+/* Whether joint i of p lies off the line from p[0] along line_dir, by more than rounding
+ * in a chain total_len long: one such joint is all FABRIK needs to bend a chain, and
+ * ik__break_collinear then does nothing. (Inline: a solve's caller can ask it of joint 1
+ * first, the nearly certain answer.) */
+static inline int ik__off_line(const ik_vec3 *p, int i, ik_vec3 line_dir, ik_real total_len) {
+  const ik_real off_len_max = 1024 * IK_REAL_EPSILON * total_len;
+  return ik_vec3_len2(ik_vec3_project_on_plane(ik_vec3_sub(p[i], p[0]), line_dir)) >
+         off_len_max * off_len_max;
+}
 
 /* Shared by the rotation-based solvers (ik_turn.c). */
 
@@ -116,6 +166,13 @@ void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first,
  * when they lie on one line or span space. Turning about it keeps a planar chain planar
  * exactly, where the minimal rotation's own axis would drift by rounding. */
 ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real total_len);
+/* After something other than a turn about it moved the chain (a constraint pass): the
+ * same normal while the chain and target still lie in its plane to rounding, else
+ * ik__plane_normal's. A normal found again from a planar pose tilts by the pose's
+ * rounding, and turns about it tilt the chain with it: re-found at every step, that fed
+ * back (float chains folding near their root left the plane by 1e-3 of their length
+ * in 30 steps). */
+ik_vec3 ik__plane_kept(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, ik_real total_len);
 /* Shortest distance from the root the tip can reach: the longest bone folded back over
  * all the others (negative when the chain can fold onto its root). */
 ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);
@@ -126,13 +183,14 @@ ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);
  * way, one hinge cannot keep the chain stuck. */
 int ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls);
 
-/* Fills the result from the tip's final position. */
-void ik__set_result(ik_result *result, const ik_chain *chain, ik_vec3 target, ik_real tolerance,
-                    int iterations);
-
 /* A direction for bone 0 when the chain has none of its own: towards the target, else
- * the base direction, else +Y. */
-ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target);
+ * along bone 0, else the base direction, else +Y. The first is inline (every solve asks,
+ * and it is nearly always the answer); ik__root_fallback_rest tries the others. */
+ik_vec3 ik__root_fallback_rest(const ik_chain *chain);
+static inline ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
+  const ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(target, chain->positions[0]));
+  return ik_vec3_len2(dir) > 0 ? dir : ik__root_fallback_rest(chain);
+}
 
 /* ik_rotations_run for a job ik_rotations_validate has passed, or whose every input the
  * caller produced through checked readers and a solver (the Lua binding's bone chains):

@@ -20,7 +20,7 @@
  * re-placed at its bone length along the turned old direction; a bone with no
  * direction of its own (coincident joints) takes its parent's. */
 void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first, ik_quat q,
-                          ik_vec3 parent_dir) {
+                       ik_vec3 parent_dir) {
   ik_vec3 old_ws = p[first]; /* joint j before the turn; p[j] already holds the new one */
   int j;
   for (j = first; j + 1 < count; j++) {
@@ -32,6 +32,21 @@ void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first,
   }
 }
 
+/* How far from a plane a point of a planar pose may lie, by rounding alone: the pose's
+ * size is its length plus the target's distance. */
+static ik_real flat_len_of(const ik_vec3 *p, ik_vec3 target, ik_real total_len) {
+  return IK_FLAT_EPSILONS * IK_REAL_EPSILON * (total_len + ik_vec3_dist(target, p[0]));
+}
+
+/* Whether the target and every joint lie within flat_len of the plane through the root
+ * with unit normal `normal`. */
+static int flat_in(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, ik_real flat_len) {
+  int j;
+  for (j = 0; j <= count; j++)
+    if (ik_fabs(ik_vec3_dot(ik_vec3_sub(j < count ? p[j] : target, p[0]), normal)) > flat_len) return 0;
+  return 1;
+}
+
 /* The unit normal of the plane holding the target and every joint, to rounding; the
  * zero vector when they lie on (or near) one line, or span space. The axis is the
  * farthest of them from the root, the normal comes from the point farthest off that
@@ -41,7 +56,6 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
   const ik_vec3 root_ws = p[0];
   ik_vec3 axis = ik_vec3_sub(target, root_ws), normal = ik_vec3_zero();
   ik_real size = total_len + ik_vec3_len(axis);
-  ik_real flat_len = IK_FLAT_EPSILONS * IK_REAL_EPSILON * size;
   ik_real axis_len2, best_len2 = 0;
   int j;
   for (j = 1; j < count; j++)
@@ -57,11 +71,13 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
   /* Nearly one line: the normal would be rounding noise about the line. */
   if (!(best_len2 > IK_LINE_FRACTION * IK_LINE_FRACTION * size * size * axis_len2)) return ik_vec3_zero();
   normal = ik_vec3_normalize(normal);
-  for (j = 0; j <= count; j++) {
-    ik_vec3 rel = ik_vec3_sub(j < count ? p[j] : target, root_ws);
-    if (ik_fabs(ik_vec3_dot(rel, normal)) > flat_len) return ik_vec3_zero();
-  }
-  return normal;
+  return flat_in(p, count, target, normal, flat_len_of(p, target, total_len)) ? normal : ik_vec3_zero();
+}
+
+ik_vec3 ik__plane_kept(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, ik_real total_len) {
+  if (ik_vec3_len2(normal) > 0 && flat_in(p, count, target, normal, flat_len_of(p, target, total_len)))
+    return normal;
+  return ik__plane_normal(p, count, target, total_len);
 }
 
 /* Shortest distance from the root the tip can reach: folding the longest bone back
@@ -100,9 +116,9 @@ int ik__unstall(const ik_chain *chain, ik_vec3 root_dir, int stalls) {
     joint--;
   } else {
     joint = (chain->count - 1) / 2;
-    bone_dir = ik_vec3_normalize_or(ik_vec3_sub(p[joint + 1], p[joint]),
-                                    joint == 0 ? root_dir
-                                               : ik_vec3_normalize_or(ik_vec3_sub(p[joint], p[joint - 1]), root_dir));
+    bone_dir = ik_vec3_normalize_or(
+        ik_vec3_sub(p[joint + 1], p[joint]),
+        joint == 0 ? root_dir : ik_vec3_normalize_or(ik_vec3_sub(p[joint], p[joint - 1]), root_dir));
     side = ik_vec3_any_perpendicular(bone_dir);
     if (stalls & 1) side = ik_vec3_cross(bone_dir, side);
   }

@@ -183,9 +183,45 @@ static ik_real random_tolerance(t_rng *r) {
   return (ik_real)tolerances[t_int(r, 0, 4)];
 }
 
-/* Breaks one input of a FABRIK job so validate refuses it (1 in `one_in`). */
+/* Breaks one input of a FABRIK job so validate refuses it (1 in `one_in`): each input a
+ * lane checks as it loads a chain, and some it leaves to validate. */
 static void maybe_refuse(t_rng *r, ik_fabrik_job *job, int one_in) {
+  ik_chain *chain = &job->chain;
+  const int joint = t_int(r, 0, chain->count - 1);
   if (t_int(r, 1, one_in) != 1) return;
+  switch (t_int(r, 0, 12)) {
+    case 5:
+      chain->positions[joint].x = (ik_real)INFINITY;
+      return;
+    case 6:
+      chain->positions[joint].y = -2 * IK_REAL_MAX_COORD;
+      return;
+    case 7: /* every length in range, the reach not */
+      if (!chain->derive_lengths)
+        chain->lengths[0] = IK_REAL_MAX_COORD;
+      else /* measured from the positions */
+        chain->positions[chain->count - 1].x = IK_REAL_MAX_COORD;
+      return;
+    case 8:
+      chain->has_pole = 1;
+      chain->pole_weight = 2;
+      return;
+    case 9:
+      chain->base_rotation.w = (ik_real)NAN;
+      return;
+    case 10:
+      job->mode = (ik_fabrik_mode)7;
+      return;
+    case 11:
+      chain->has_pole = 1;
+      chain->pole.x = (ik_real)NAN;
+      return;
+    case 12:
+      chain->base_direction.z = (ik_real)-INFINITY;
+      return;
+    default:
+      break;
+  }
   switch (t_int(r, 0, 4)) {
     case 0:
       job->target.y = (ik_real)NAN;
@@ -218,6 +254,9 @@ static void random_fabrik(t_rng *r, arena *a, ik_fabrik_job *job, int constraine
   job->tolerance = random_tolerance(r);
   job->max_iterations = t_int(r, 1, 30);
   if (t_int(r, 0, 3) == 0) job->mode = IK_FABRIK_REFINED;
+  /* Valid, yet past the lanes' quick checks (validate only asks a base rotation to be
+   * finite): validate is asked, and says IK_OK. */
+  if (t_int(r, 0, 24) == 0) job->chain.base_rotation = ik_quat_make(0, 0, 0, 10 * IK_REAL_MAX_COORD);
   maybe_refuse(r, job, refuse_one_in);
 }
 
@@ -420,14 +459,17 @@ static void check_batch(uint64_t seed, int threads, int fabrik, int two_bone, in
 /* ---- bit for bit as alone ---- */
 
 static void test_fabrik_batches_match_single_runs(void **state) {
-  /* Sizes around the lane count and the chunk, never all multiples of the lanes. */
-  const int sizes[] = {1, 2, IK__LANES - 1, IK__LANES + 1, 3 * IK__LANES + 5, 250, IK__CHUNK + 37};
+  /* Sizes around the lane count and a run's chunk on the stack, never all multiples of
+   * the lanes. */
+  const int sizes[] = {1, 2, IK__LANES - 1, IK__LANES + 1, 3 * IK__LANES + 5, 250, IK__STACK_CHUNK + 37};
   const int threads[] = {0, 1, 2, 3, 8};
   int s, t;
   (void)state;
   for (s = 0; s < (int)(sizeof sizes / sizeof sizes[0]); s++)
     for (t = 0; t < (int)(sizeof threads / sizeof threads[0]); t++)
       check_batch(1000 + (uint64_t)s, threads[t], sizes[s], 0, 0, 0);
+  /* A pool thread's chunk is larger than a run's on the stack: past its end too. */
+  check_batch(1100, 1, IK__CHUNK + 37, 0, 0, 0);
 }
 
 static void test_mixed_batches_match_single_runs(void **state) {
@@ -474,8 +516,21 @@ static void test_uniform_crowd_matches_single_runs(void **state) {
   }
 }
 
+/* A chain's joints and lengths into lane `lane` of rows. */
+static void put_chain(ik__lane_rows *rows, int lane, const ik_vec3 *p, const ik_real *len, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    rows->x[i * rows->lanes + lane] = p[i].x;
+    rows->y[i * rows->lanes + lane] = p[i].y;
+    rows->z[i * rows->lanes + lane] = p[i].z;
+    if (i + 1 < n) rows->len[i * rows->lanes + lane] = len[i];
+  }
+}
+
 /* Rows of every width a group uses (8, 16 and 32 lanes), some lanes left out of `live`
- * (the sweep must not care what they hold). */
+ * (the sweep must not care what they hold); then each live lane's stop test: the tip's
+ * error kept, the previous one moved, and the lanes flagged exactly where it is within
+ * tol2 or near2. */
 static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
   static ik__lane_rows rows;
   t_rng r = t_rng_make(seed);
@@ -486,7 +541,8 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
     ik_real len[IK__LANES][12];
     ik_fabrik_job job[IK__LANES];
     ik__fabrik_state s[IK__LANES];
-    ik__lane_mask live = 0;
+    ik_real before_err2[IK__LANES];
+    ik__lane_mask live = 0, checks;
     int lane, i;
     rows.lanes = IK__LANES >> t_int(&r, 0, 2);
     for (lane = 0; lane < rows.lanes; lane++) {
@@ -501,12 +557,7 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       memset(&s[lane], 0, sizeof s[lane]);
       s[lane].root_ws = p[lane][0];
       s[lane].root_dir = ik__root_fallback(&chain, target);
-      for (i = 0; i < n; i++) {
-        rows.x[i * rows.lanes + lane] = p[lane][i].x;
-        rows.y[i * rows.lanes + lane] = p[lane][i].y;
-        rows.z[i * rows.lanes + lane] = p[lane][i].z;
-        if (i + 1 < n) rows.len[i * rows.lanes + lane] = len[lane][i];
-      }
+      put_chain(&rows, lane, p[lane], len[lane], n);
       rows.target_x[lane] = target.x;
       rows.target_y[lane] = target.y;
       rows.target_z[lane] = target.z;
@@ -514,10 +565,16 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       rows.root_y[lane] = p[lane][0].y;
       rows.root_z[lane] = p[lane][0].z;
       rows.root_dir[lane] = s[lane].root_dir;
+      /* The stop test's inputs: thresholds about as far as the tip will be, or 0 and -1. */
+      before_err2[lane] = rows.tip_err2[lane] = (ik_real)t_uniform(&r, 0, 4);
+      rows.tol2[lane] = (ik_real)(t_int(&r, 0, 2) ? 0 : t_uniform(&r, 0, 2));
+      rows.near2[lane] = (ik_real)(t_int(&r, 0, 2) ? -1 : t_uniform(&r, 0, 8));
       if (t_int(&r, 0, 3)) live |= (ik__lane_mask)1 << lane;
     }
-    sweep(&rows, n, live);
+    checks = sweep(&rows, n, live);
+    assert_true((checks & ~live) == 0);
     for (lane = 0; lane < rows.lanes; lane++) {
+      ik_real err2;
       if (!(live >> lane & 1)) continue;
       ik__fabrik_sweep(&job[lane], &s[lane]);
       for (i = 0; i < n; i++) {
@@ -525,6 +582,11 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
         assert_memory_equal(&rows.y[i * rows.lanes + lane], &p[lane][i].y, sizeof(ik_real));
         assert_memory_equal(&rows.z[i * rows.lanes + lane], &p[lane][i].z, sizeof(ik_real));
       }
+      /* The tip's error as ik__fabrik_next measures it, the one before kept. */
+      err2 = ik_vec3_dist2(p[lane][n - 1], job[lane].target);
+      assert_memory_equal(&rows.tip_err2[lane], &err2, sizeof err2);
+      assert_memory_equal(&rows.prev_err2[lane], &before_err2[lane], sizeof err2);
+      assert_int_equal(checks >> lane & 1, err2 <= rows.tol2[lane] || err2 < rows.near2[lane]);
     }
   }
 }
@@ -536,7 +598,7 @@ static void test_lane_sweeps_match_scalar_sweep_on_degenerate_poses(void **state
   int isa;
   (void)state;
   assert_non_null(ik__sweep_variant(0));
-  for (isa = 0; isa < 2; isa++)
+  for (isa = 0; isa < 3; isa++)
     if (ik__sweep_variant(isa)) check_lane_sweep(ik__sweep_variant(isa), 4000 + (uint64_t)isa);
 }
 
@@ -603,12 +665,7 @@ static void check_lane_polish(ik__polish_fns fns, uint64_t seed) {
       ik__dls_begin(&dls[lane], &chain[lane], target[lane], (ik_real)0.01,
                     ik__root_fallback(&chain[lane], target[lane]), total, 0);
       floor_len = (ik_real)t_uniform(&r, 0, 0.1) * total;
-      for (i = 0; i < n; i++) {
-        rows.x[i * rows.lanes + lane] = p[lane][i].x;
-        rows.y[i * rows.lanes + lane] = p[lane][i].y;
-        rows.z[i * rows.lanes + lane] = p[lane][i].z;
-        if (i + 1 < n) rows.len[i * rows.lanes + lane] = len[lane][i];
-      }
+      put_chain(&rows, lane, p[lane], len[lane], n);
       rows.target_x[lane] = target[lane].x;
       rows.target_y[lane] = target[lane].y;
       rows.target_z[lane] = target[lane].z;
@@ -650,21 +707,91 @@ static void check_lane_polish(ik__polish_fns fns, uint64_t seed) {
       }
     }
   }
-  /* Both kinds of lane were seen (without vectors every lane is handed back). */
+  /* Both kinds of lane were seen, but in scalar code (variant 2, or every variant without
+   * vector extensions), which hands every lane back. */
   assert_true(handed_back > 0);
-#if defined(__GNUC__)
-  assert_true(stepped > 0);
-#else
-  (void)stepped;
-#endif
+  if (fns.plan != ik__polish_variant(2).plan) assert_true(stepped > 0);
 }
 
 static void test_lane_polish_matches_scalar_step_on_hard_poses(void **state) {
   int isa;
   (void)state;
   assert_non_null(ik__polish_variant(0).plan);
-  for (isa = 0; isa < 2; isa++)
+  for (isa = 0; isa < 3; isa++)
     if (ik__polish_variant(isa).plan) check_lane_polish(ik__polish_variant(isa), 5000 + (uint64_t)isa);
+}
+
+/* Apply alone, on steps planned to turn joints by up to 3 rad: the turns of the series
+ * and the large ones (sine and cosine, lane by lane) side by side in the vectors, some
+ * chains in a plane. (Planned steps on random poses hardly ever turn a joint past
+ * 1 rad: their chains are the stuck ones, handed back.) */
+static void check_lane_turns(ik__polish_fns fns, uint64_t seed) {
+  static ik__lane_rows rows;
+  t_rng r = t_rng_make(seed);
+  int trial, large = 0, small = 0;
+  for (trial = 0; trial < 200; trial++) {
+    const int n = t_int(&r, 2, 12);
+    ik_vec3 p[IK__LANES][12], y[IK__LANES], root_dir[IK__LANES], plane[IK__LANES];
+    ik_real len[IK__LANES][12];
+    ik__lane_mask live = 0;
+    int lane, i;
+    rows.lanes = IK__LANES >> t_int(&r, 0, 2);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_real total = 0, turn2 = 0;
+      t_random_chain(&r, p[lane], len[lane], n, 0.5, 1.5, 2);
+      for (i = 0; i + 1 < n; i++) total += len[lane][i];
+      y[lane] = ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0, 3) / total);
+      root_dir[lane] = t_unit_vector(&r);
+      plane[lane] = ik_vec3_zero();
+      if (t_int(&r, 0, 2) == 0) { /* in the plane z = 0, turning about its normal */
+        for (i = 0; i < n; i++) p[lane][i].z = 0;
+        y[lane].z = 0;
+        plane[lane] = ik_vec3_make(0, 0, 1);
+      }
+      for (i = 0; i < n; i++) {
+        const ik_vec3 dtheta = ik_vec3_cross(ik_vec3_sub(p[lane][n - 1], p[lane][i]), y[lane]);
+        if (ik_vec3_len2(dtheta) / 4 > turn2) turn2 = ik_vec3_len2(dtheta) / 4;
+      }
+      put_chain(&rows, lane, p[lane], len[lane], n);
+      rows.root_dir_x[lane] = root_dir[lane].x;
+      rows.root_dir_y[lane] = root_dir[lane].y;
+      rows.root_dir_z[lane] = root_dir[lane].z;
+      rows.plane_x[lane] = plane[lane].x;
+      rows.plane_y[lane] = plane[lane].y;
+      rows.plane_z[lane] = plane[lane].z;
+      rows.step_x[lane] = y[lane].x;
+      rows.step_y[lane] = y[lane].y;
+      rows.step_z[lane] = y[lane].z;
+      if (t_int(&r, 0, 3)) {
+        live |= (ik__lane_mask)1 << lane;
+        if (turn2 > IK__DLS_SERIES_MAX_H2)
+          large++;
+        else
+          small++;
+      }
+    }
+    fns.apply(&rows, n, live);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_chain chain;
+      if (!(live >> lane & 1)) continue;
+      ik_chain_init(&chain, p[lane], n, len[lane]);
+      ik__dls_apply_step(&chain, y[lane], root_dir[lane], plane[lane]);
+      for (i = 0; i < n; i++) {
+        assert_memory_equal(&rows.x[i * rows.lanes + lane], &p[lane][i].x, sizeof(ik_real));
+        assert_memory_equal(&rows.y[i * rows.lanes + lane], &p[lane][i].y, sizeof(ik_real));
+        assert_memory_equal(&rows.z[i * rows.lanes + lane], &p[lane][i].z, sizeof(ik_real));
+      }
+    }
+  }
+  assert_true(large > 0 && small > 0);
+}
+
+static void test_lane_polish_turns_as_the_scalar_step(void **state) {
+  int isa;
+  (void)state;
+  /* Not variant 2: in scalar code every step is ik__dls_step's (apply does nothing). */
+  for (isa = 0; isa < 2; isa++)
+    if (ik__polish_variant(isa).plan) check_lane_turns(ik__polish_variant(isa), 6000 + (uint64_t)isa);
 }
 
 /* Refined and plain chains in one crowd, every iteration budget from 1 to 20 (with 1,
@@ -948,6 +1075,7 @@ int main(void) {
       cmocka_unit_test(test_uniform_crowd_matches_single_runs),
       cmocka_unit_test(test_lane_sweeps_match_scalar_sweep_on_degenerate_poses),
       cmocka_unit_test(test_lane_polish_matches_scalar_step_on_hard_poses),
+      cmocka_unit_test(test_lane_polish_turns_as_the_scalar_step),
       cmocka_unit_test(test_refined_crowd_matches_single_runs),
       cmocka_unit_test(test_refused_jobs_are_untouched_and_the_rest_solved),
       cmocka_unit_test(test_malformed_batch_is_refused_whole),
