@@ -20,10 +20,10 @@
 
 /* A joint's turn in a step, about dtheta by |dtheta|, as a quaternion: when
  * h = dtheta / 2 has |h|^2 <= IK__DLS_SERIES_MAX_H2 (turns up to 1 rad), from the
- * series (h (1 - |h|^2 / 6), 1 - |h|^2 / 2), normalised with the product it joins: no
- * sine or cosine, and within 0.2% of the angle (the error grows as its fifth power);
- * larger turns from sin and cos. Here for the batch's lane steps, which must turn as
- * ik_dls.c does. */
+ * series (h (1 - |h|^2 / 6), 1 - |h|^2 / 2) (sine's and cosine's to the third order),
+ * normalised with the product it joins: no sine or cosine, and a turn at most 0.21% too
+ * large (at 1 rad; the excess shrinks as the angle's fourth power); larger turns from
+ * sin and cos. Here for the batch's lane steps, which must turn as ik_dls.c does. */
 #define IK__DLS_SERIES_MAX_H2 ((ik_real)0.25)
 
 /* What the iterations of one solve share; ik__dls_begin fills it. */

@@ -556,9 +556,9 @@ static void refused_job_reports_the_field_and_changes_nothing(void **state) {
 
 /* A step's turn of a joint: a bone of length 1 along +X, turned about +Z by theta
  * (dtheta = r x y with y = (0, theta, 0)). Up to 1 rad the series stands in for sine
- * and cosine, within 0.2% of the angle; beyond, the turn is exact. */
+ * and cosine, within 0.21% of the angle; beyond, the turn is exact. */
 static void a_step_turns_a_joint_by_its_angle(void **state) {
-  static const double thetas[] = {0.01, 0.3, 0.99, 1.01, 2.0, 3.0};
+  static const double thetas[] = {0.01, 0.3, 1.0, 1.01, 2.0, 3.0};
   int k;
   (void)state;
   for (k = 0; k < (int)(sizeof thetas / sizeof thetas[0]); k++) {
@@ -572,7 +572,7 @@ static void a_step_turns_a_joint_by_its_angle(void **state) {
     turned = ik_atan2(p[1].y, p[1].x);
     assert_near(ik_vec3_len(p[1]), 1, T_LEN_REL);
     if (theta <= 1)
-      assert_near(turned, theta, 0.002 * thetas[k]);
+      assert_near(turned, theta, 0.0021 * thetas[k]);
     else
       assert_near(turned, theta, 64 * IK_REAL_EPSILON);
   }

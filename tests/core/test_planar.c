@@ -2,6 +2,7 @@
  * hinge axes normal to the plane. */
 #include <string.h>
 
+#include "ik_internal.h"
 #include "solve_any.h"
 #include "test_util.h"
 
@@ -100,6 +101,27 @@ static void folded_planar_chain_unfolds_in_plane(void **state) {
   }
 }
 
+/* ik__plane_kept: a normal passed in comes back bit for bit while the chain and the
+ * target lie in its plane to rounding (here a normal tilted by rounding-sized amounts,
+ * which finding the plane again would straighten); once a joint leaves the plane, or
+ * there is no normal, the plane is found again. */
+static void a_plane_is_kept_while_the_chain_lies_in_it(void **state) {
+  ik_vec3 p[4] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {2, 1, 0}};
+  const ik_vec3 target = ik_vec3_make((ik_real)1.5, (ik_real)0.5, 0);
+  const ik_vec3 tilted = ik_vec3_normalize(ik_vec3_make(16 * IK_REAL_EPSILON, 0, 1));
+  ik_vec3 kept, found;
+  (void)state;
+  kept = ik__plane_kept(p, 4, target, tilted, 3);
+  assert_memory_equal(&kept, &tilted, sizeof kept);
+  found = ik__plane_normal(p, 4, target, 3);
+  assert_near(ik_fabs(found.z), 1, 0);
+  kept = ik__plane_kept(p, 4, target, ik_vec3_zero(), 3);
+  assert_memory_equal(&kept, &found, sizeof kept);
+  p[3].z = (ik_real)0.01; /* out of the plane: the chain spans space */
+  kept = ik__plane_kept(p, 4, target, tilted, 3);
+  assert_near(ik_vec3_len(kept), 0, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fabrik_stays_planar),
@@ -110,6 +132,7 @@ int main(void) {
       cmocka_unit_test(ccd_with_hinges_stays_planar),
       cmocka_unit_test(dls_with_hinges_stays_planar),
       cmocka_unit_test(folded_planar_chain_unfolds_in_plane),
+      cmocka_unit_test(a_plane_is_kept_while_the_chain_lies_in_it),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

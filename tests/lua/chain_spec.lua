@@ -530,9 +530,9 @@ describe("ik.chain", function()
         if jit then
           -- LuaJIT's traces are GC objects, and it may still compile a side trace during
           -- the measurement (a few hundred bytes, now and then). The interpreter alone
-          -- shows the binding's own allocation exactly; with the JIT on, anything per
-          -- solve would be at least 1,000 userdata or strings, tens of KiB.
-          jit.off()
+          -- shows the binding's own allocation exactly (spec_helper's jit_off); with the
+          -- JIT on, anything per solve would be at least 1,000 userdata or strings.
+          require("spec_helper").jit_off()
           local interpreted = allocated(c, target1, target2)
           jit.on()
           assert.are.equal(0, interpreted, solver .. " allocated " .. interpreted .. " KiB")

@@ -145,11 +145,21 @@ function h.setter_refuser(t, snapshot)
 end
 
 --- KiB the heap grew by over run(), with the collector stopped, after run() has warmed up
--- (LuaJIT: with the JIT off, whose traces are GC objects compiled now and then, so the
--- interpreter alone shows the binding's own allocation exactly).
+-- (LuaJIT: with the JIT off and its traces flushed, so the interpreter alone shows the
+-- binding's own allocation exactly. Traces are GC objects compiled now and then, and a
+-- trace compiled before jit.off() would still run: an exit from it may materialise
+-- what it had sunk.)
+function h.jit_off()
+  local jit = rawget(_G, "jit") -- luacheck: ignore 143
+  if jit then
+    jit.off()
+    jit.flush()
+  end
+end
+
 function h.allocated(run)
   local jit = rawget(_G, "jit") -- luacheck: ignore 143
-  if jit then jit.off() end
+  h.jit_off()
   run()
   collectgarbage("collect")
   collectgarbage("stop")
