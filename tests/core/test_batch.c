@@ -527,6 +527,27 @@ static void put_chain(ik__lane_rows *rows, int lane, const ik_vec3 *p, const ik_
   }
 }
 
+/* Lane `lane` of rows holds the joints p, bit for bit. */
+static void assert_lane_is(const ik__lane_rows *rows, int lane, const ik_vec3 *p, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    assert_memory_equal(&rows->x[i * rows->lanes + lane], &p[i].x, sizeof(ik_real));
+    assert_memory_equal(&rows->y[i * rows->lanes + lane], &p[i].y, sizeof(ik_real));
+    assert_memory_equal(&rows->z[i * rows->lanes + lane], &p[i].z, sizeof(ik_real));
+  }
+}
+
+/* Lane `lane` of rows holds what it held in before, bit for bit. */
+static void assert_lane_unchanged(const ik__lane_rows *rows, const ik__lane_rows *before, int lane, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    const int cell = i * rows->lanes + lane;
+    assert_memory_equal(&rows->x[cell], &before->x[cell], sizeof(ik_real));
+    assert_memory_equal(&rows->y[cell], &before->y[cell], sizeof(ik_real));
+    assert_memory_equal(&rows->z[cell], &before->z[cell], sizeof(ik_real));
+  }
+}
+
 /* Rows of every width a group uses (8, 16 and 32 lanes), some lanes left out of `live`
  * (the sweep must not care what they hold); then each live lane's stop test: the tip's
  * error kept, the previous one moved, and the lanes flagged exactly where it is within
@@ -577,11 +598,7 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       ik_real err2;
       if (!(live >> lane & 1)) continue;
       ik__fabrik_sweep(&job[lane], &s[lane]);
-      for (i = 0; i < n; i++) {
-        assert_memory_equal(&rows.x[i * rows.lanes + lane], &p[lane][i].x, sizeof(ik_real));
-        assert_memory_equal(&rows.y[i * rows.lanes + lane], &p[lane][i].y, sizeof(ik_real));
-        assert_memory_equal(&rows.z[i * rows.lanes + lane], &p[lane][i].z, sizeof(ik_real));
-      }
+      assert_lane_is(&rows, lane, p[lane], n);
       /* The tip's error as ik__fabrik_next measures it, the one before kept. */
       err2 = ik_vec3_dist2(p[lane][n - 1], job[lane].target);
       assert_memory_equal(&rows.tip_err2[lane], &err2, sizeof err2);
@@ -686,25 +703,14 @@ static void check_lane_polish(ik__polish_fns fns, uint64_t seed) {
     fns.apply(&rows, n, live & ~alone);
     for (lane = 0; lane < rows.lanes; lane++) {
       if (!(live >> lane & 1) || (alone >> lane & 1)) {
-        for (i = 0; i < n; i++) {
-          assert_memory_equal(&rows.x[i * rows.lanes + lane], &before.x[i * rows.lanes + lane],
-                              sizeof(ik_real));
-          assert_memory_equal(&rows.y[i * rows.lanes + lane], &before.y[i * rows.lanes + lane],
-                              sizeof(ik_real));
-          assert_memory_equal(&rows.z[i * rows.lanes + lane], &before.z[i * rows.lanes + lane],
-                              sizeof(ik_real));
-        }
+        assert_lane_unchanged(&rows, &before, lane, n);
         handed_back += (int)(alone >> lane & 1);
         continue;
       }
       dls[lane].lambda2 = rows.floor2[lane] + rows.err2[lane];
       ik__dls_step(&dls[lane], &chain[lane], target[lane]);
       stepped++;
-      for (i = 0; i < n; i++) {
-        assert_memory_equal(&rows.x[i * rows.lanes + lane], &p[lane][i].x, sizeof(ik_real));
-        assert_memory_equal(&rows.y[i * rows.lanes + lane], &p[lane][i].y, sizeof(ik_real));
-        assert_memory_equal(&rows.z[i * rows.lanes + lane], &p[lane][i].z, sizeof(ik_real));
-      }
+      assert_lane_is(&rows, lane, p[lane], n);
     }
   }
   /* Both kinds of lane were seen, but in scalar code (variant 2, or every variant without
@@ -775,23 +781,12 @@ static void check_lane_turns(ik__polish_fns fns, uint64_t seed) {
     for (lane = 0; lane < rows.lanes; lane++) {
       ik_chain chain;
       if (!(live >> lane & 1)) { /* left as it was */
-        for (i = 0; i < n; i++) {
-          assert_memory_equal(&rows.x[i * rows.lanes + lane], &before.x[i * rows.lanes + lane],
-                              sizeof(ik_real));
-          assert_memory_equal(&rows.y[i * rows.lanes + lane], &before.y[i * rows.lanes + lane],
-                              sizeof(ik_real));
-          assert_memory_equal(&rows.z[i * rows.lanes + lane], &before.z[i * rows.lanes + lane],
-                              sizeof(ik_real));
-        }
+        assert_lane_unchanged(&rows, &before, lane, n);
         continue;
       }
       ik_chain_init(&chain, p[lane], n, len[lane]);
       ik__dls_apply_step(&chain, y[lane], root_dir[lane], plane[lane]);
-      for (i = 0; i < n; i++) {
-        assert_memory_equal(&rows.x[i * rows.lanes + lane], &p[lane][i].x, sizeof(ik_real));
-        assert_memory_equal(&rows.y[i * rows.lanes + lane], &p[lane][i].y, sizeof(ik_real));
-        assert_memory_equal(&rows.z[i * rows.lanes + lane], &p[lane][i].z, sizeof(ik_real));
-      }
+      assert_lane_is(&rows, lane, p[lane], n);
     }
   }
   assert_true(large > 0 && small > 0);
