@@ -218,22 +218,20 @@ static void prefetch_positions(const ik_fabrik_job *job) {
  * begun; 1 when it needs sweeps, else it is refused or finished on the way. */
 static int enter_lane(ik__batch_ws *ws, int lane, ik_fabrik_job *job, ik_status *status) {
   ik__fabrik_state *s = &ws->state[lane];
+  const int quick = checked_as_loaded(job);
   ik_real total_len;
   int begun;
   ws->job[lane] = job;
-  if (checked_as_loaded(job)) {
-    if (load_checked(&ws->rows, lane, job, &total_len)) {
-      if (status) *status = IK_OK;
-      begun = ik__fabrik_begin_measured(job, s, total_len);
-      if (begun == 2) load_positions(&ws->rows, lane, job);
-    } else {
+  if (quick && load_checked(&ws->rows, lane, job, &total_len)) {
+    if (status) *status = IK_OK;
+    begun = ik__fabrik_begin_measured(job, s, total_len);
+    if (begun == 2) load_positions(&ws->rows, lane, job);
+  } else {
+    if (quick) { /* not validated with its chunk: validate says why the quick checks failed */
       const ik_status st = ik_fabrik_validate(job, NULL);
       if (status) *status = st;
       if (st != IK_OK) return 0;
-      begun = ik__fabrik_begin(job, s);
-      if (begun) load_positions(&ws->rows, lane, job);
     }
-  } else { /* validated with its chunk */
     begun = ik__fabrik_begin(job, s);
     if (begun) {
       load_positions(&ws->rows, lane, job);

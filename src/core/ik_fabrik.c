@@ -127,7 +127,7 @@ int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real t
   s->root_dir = ik__root_fallback(chain, job->target);
   s->total_len = total_len;
   s->tolerance_len2 = job->tolerance * job->tolerance;
-  s->kinds = chain->constraints ? ik__constraint_kinds(chain) : 0;
+  s->kinds = ik__constraint_kinds(chain);
   s->iterations = 0;
   s->may_polish = 0;
   s->prev_err2 = ik_vec3_dist2(p[chain->count - 1], job->target);
@@ -204,7 +204,7 @@ int ik__fabrik_polish_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_rea
 }
 
 void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s) {
-  if (job->chain.has_pole) ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
+  ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
   ik__set_result(&job->result, &job->chain, job->target, job->tolerance, s->iterations);
 }
 
