@@ -58,9 +58,10 @@ static int checked_as_loaded(const ik_fabrik_job *job) {
 /* The chain's positions and lengths into lane `lane`, checked as they are read: 1 when
  * ik_fabrik_validate would pass the job, with *total_len the lengths' sum (in
  * ik__total_length's order); 0 when validate must be asked (the lane then holds whatever
- * was read): it says what is wrong or, for a few odd valid inputs the quick tests do not
- * pass (a base rotation beyond IK_REAL_MAX_COORD), that nothing is. Validating and loading in one pass reads
- * the joints once, where validating the chunk first read them twice, the first time often from memory. */
+ * was read): it says what is wrong or, for a few odd valid inputs the quick tests do
+ * not pass (a base rotation beyond IK_REAL_MAX_COORD), that nothing is. Validating and
+ * loading in one pass reads the joints once, where validating the chunk first read them
+ * twice, the first time often from memory. */
 static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len) {
   const ik_vec3 *p = job->chain.positions;
   const ik_real *len = job->chain.lengths;

@@ -58,16 +58,12 @@ void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 targe
   ik__result_init(&job->result);
 }
 
-static ik_status check_mode(const ik_fabrik_job *job, ik_error *err) {
-  if (job->mode != IK_FABRIK_PLAIN && job->mode != IK_FABRIK_REFINED)
-    return ik__fail(err, IK_E_PARAMETER, "mode", -1);
-  return IK_OK;
-}
-
 ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err) {
   ik_status st = ik__validate_solve(&job->chain, job->target, job->tolerance, job->max_iterations, err);
   if (st != IK_OK) return st;
-  return check_mode(job, err);
+  if (job->mode != IK_FABRIK_PLAIN && job->mode != IK_FABRIK_REFINED)
+    return ik__fail(err, IK_E_PARAMETER, "mode", -1);
+  return IK_OK;
 }
 
 /* Direction for joint i in the forward pass when it sits on joint i + 1: carry on along

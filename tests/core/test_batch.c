@@ -527,6 +527,16 @@ static void put_chain(ik__lane_rows *rows, int lane, const ik_vec3 *p, const ik_
   }
 }
 
+/* A lane's root direction and plane normal (zero: none), as the polish rows hold them. */
+static void put_frame(ik__lane_rows *rows, int lane, ik_vec3 root_dir, ik_vec3 plane) {
+  rows->root_dir_x[lane] = root_dir.x;
+  rows->root_dir_y[lane] = root_dir.y;
+  rows->root_dir_z[lane] = root_dir.z;
+  rows->plane_x[lane] = plane.x;
+  rows->plane_y[lane] = plane.y;
+  rows->plane_z[lane] = plane.z;
+}
+
 /* Lane `lane` of rows holds the joints p, bit for bit. */
 static void assert_lane_is(const ik__lane_rows *rows, int lane, const ik_vec3 *p, int n) {
   int i;
@@ -686,12 +696,7 @@ static void check_lane_polish(ik__polish_fns fns, uint64_t seed) {
       rows.target_x[lane] = target[lane].x;
       rows.target_y[lane] = target[lane].y;
       rows.target_z[lane] = target[lane].z;
-      rows.root_dir_x[lane] = dls[lane].root_dir.x;
-      rows.root_dir_y[lane] = dls[lane].root_dir.y;
-      rows.root_dir_z[lane] = dls[lane].root_dir.z;
-      rows.plane_x[lane] = dls[lane].plane_n.x;
-      rows.plane_y[lane] = dls[lane].plane_n.y;
-      rows.plane_z[lane] = dls[lane].plane_n.z;
+      put_frame(&rows, lane, dls[lane].root_dir, dls[lane].plane_n);
       rows.max_step[lane] = dls[lane].max_step_len;
       rows.floor2[lane] = floor_len * floor_len;
       rows.err2[lane] = ik_vec3_dist2(p[lane][n - 1], target[lane]);
@@ -759,12 +764,7 @@ static void check_lane_turns(ik__polish_fns fns, uint64_t seed) {
         if (ik_vec3_len2(dtheta) / 4 > turn2) turn2 = ik_vec3_len2(dtheta) / 4;
       }
       put_chain(&rows, lane, p[lane], len[lane], n);
-      rows.root_dir_x[lane] = root_dir[lane].x;
-      rows.root_dir_y[lane] = root_dir[lane].y;
-      rows.root_dir_z[lane] = root_dir[lane].z;
-      rows.plane_x[lane] = plane[lane].x;
-      rows.plane_y[lane] = plane[lane].y;
-      rows.plane_z[lane] = plane[lane].z;
+      put_frame(&rows, lane, root_dir[lane], plane[lane]);
       rows.step_x[lane] = y[lane].x;
       rows.step_y[lane] = y[lane].y;
       rows.step_z[lane] = y[lane].z;
