@@ -80,7 +80,9 @@ typedef struct ik_constraint {
   /* cone: largest angle between the bone and its parent, radians, in [0, pi]. */
   ik_real angle;
   /* hinge: axis in the rest pose (any length but zero). It is carried along as the
-   * parent bone turns, so a knee's axis follows the thigh. */
+   * parent bone turns, so a knee's axis follows the thigh: by the parent's minimal
+   * rotation from its rest direction, or, for a hinged parent, by its turn about its
+   * own axis and then the minimal rotation left. */
   ik_vec3 axis;
   /* hinge: signed angle range from the parent direction, about `axis` (right-hand
    * rule), radians; -pi <= min <= max <= pi. 0 is straight on from the parent. */

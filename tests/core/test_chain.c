@@ -174,6 +174,44 @@ static void hinge_axis_is_carried_by_the_parent_bone(void **state) {
   assert_true(ik_fabs(elbow_axis_now.z) < (ik_real)0.999);
 }
 
+/* A hinged bone turned by a half turn about its own axis carries the axes after it by
+ * that turn. The minimal rotation from its rest direction has no axis there, and the
+ * one it used to pick tilted the next hinge out of the chain's plane (here by a right
+ * angle), so that a pose lying in the plane measured as broken and the constraint pass
+ * pulled the chain out of it. */
+static void a_half_turned_hinge_keeps_its_plane(void **state) {
+  const ik_real h = (ik_real)0.70710678118654752;
+  const ik_vec3 normal = ik_vec3_make(0, h, h);  /* every hinge's axis */
+  const ik_vec3 across = ik_vec3_make(0, -h, h); /* normal x -X: in the plane */
+  ik_constraint_frame f[2];
+  (void)state;
+  cons[0].type = cons[1].type = IK_CONSTRAINT_HINGE;
+  cons[0].axis = cons[1].axis = normal;
+  cons[0].min = cons[1].min = -2.5;
+  cons[0].max = cons[1].max = 2.5;
+  chain.constraints = cons;
+  chain.rest_positions = rest; /* straight along +X, in the plane */
+  chain.count = 3;
+  /* Bone 0 (free: no base direction) folded back along -X; bone 1 bent 1 rad in the
+   * plane, inside its range. */
+  p[1] = ik_vec3_make(-1, 0, 0);
+  p[2] = ik_vec3_add(p[1], ik_vec3_add(ik_vec3_make(-ik_cos(1), 0, 0), ik_vec3_scale(across, ik_sin(1))));
+  assert_int_equal(ik_chain_constraint_frames(&chain, f), 1);
+  assert_int_equal(f[0].bone, 1);
+  assert_near(ik_fabs(ik_vec3_dot(f[0].axis, normal)), 1, T_EPS);
+  assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_EPS);
+  /* A solve towards a target in the plane stays in it. */
+  {
+    ik_fabrik_job job;
+    int i;
+    ik_fabrik_job_init(&job, &chain, ik_vec3_madd(p[2], across, (ik_real)0.1));
+    job.max_iterations = 30;
+    assert_int_equal(ik_fabrik_run(&job), IK_OK);
+    assert_true(job.result.reached);
+    for (i = 0; i < 3; i++) assert_near(ik_vec3_dot(p[i], normal), 0, T_EPS);
+  }
+}
+
 /* The frames are the constraint pass's own geometry: a pose the pass produced has
  * every bone inside its frame's cone, or in its hinge plane and range; each frame's
  * direction is the parent bone's and the hinge axes are the carried ones. */
@@ -433,6 +471,7 @@ int main(void) {
       cmocka_unit_test_setup(violation_measures_cone_excess, setup),
       cmocka_unit_test_setup(bone_zero_is_free_without_a_base_direction, setup),
       cmocka_unit_test_setup(hinge_axis_is_carried_by_the_parent_bone, setup),
+      cmocka_unit_test_setup(a_half_turned_hinge_keeps_its_plane, setup),
       cmocka_unit_test_setup(frames_match_the_constraint_pass, setup),
       cmocka_unit_test_setup(constraint_pass_holds_as_measured_near_a_half_turn, setup),
       cmocka_unit_test_setup(violation_without_rest_positions_is_zero, setup),
