@@ -25,16 +25,6 @@
 
 void ik_batch_init(ik_batch *batch) { memset(batch, 0, sizeof *batch); }
 
-/* ik_fabrik_run after validation, for the jobs that do not go to lanes. */
-static void fabrik_scalar(ik_fabrik_job *job) {
-  ik__fabrik_state s;
-  if (ik__fabrik_begin(job, &s)) {
-    do ik__fabrik_sweep(job, &s);
-    while (ik__fabrik_next(job, &s, job->chain.positions[job->chain.count - 1]));
-  }
-  ik__fabrik_end(job, &s);
-}
-
 /* The lowest lane of a mask that has one. */
 static int lowest_lane(ik__lane_mask m) {
 #if defined(__GNUC__)
@@ -240,7 +230,7 @@ static int enter_lane(ik__batch_ws *ws, int lane, ik_fabrik_job *job, ik_status 
     }
   }
   if (!begun) {
-    ik__fabrik_end(job, s);
+    ik__fabrik_end(job, s, NULL);
     return 0;
   }
   load_settings(ws, lane, job, s);
@@ -433,7 +423,7 @@ static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *statu
       if (status) status[j] = st;
       if (st != IK_OK) continue;
       if (job->chain.count > IK_BATCH_LANE_MAX_JOINTS || ik__constraint_kinds(&job->chain)) {
-        fabrik_scalar(job);
+        ik__fabrik_run_valid(job);
         continue;
       }
     }

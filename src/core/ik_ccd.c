@@ -8,8 +8,9 @@
  *   5. sweeps: joints n - 2 down to 0 each turn the rest of the chain to point the tip
  *      at the target, then the shared constraint pass; convergence tested after each
  *      full sweep. A sweep that turns nothing (chain straight along the target's line)
- *      bends the chain and sweeps again;
- *   6. pole, then the result.
+ *      bends the chain and sweeps again. A constrained chain keeps its best pose so far
+ *      (ik__best);
+ *   6. the best pose back when the last is worse, then the pole, then the result.
  *
  * Joints are re-placed from bone directions at the stored lengths after every turn,
  * never moved by a rotation of their offset, so no length drift can build up. A planar
@@ -104,6 +105,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   const int count = chain->count;
   ik_status st = ik_ccd_validate(job, NULL);
   ik_vec3 root_ws, root_dir, plane_n;
+  ik__best best;
   ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len;
   int kinds, may_unstall, iterations = 0, stalls = 0;
   if (st != IK_OK) return st;
@@ -133,6 +135,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
      * plane exactly, so rounding cannot feed back into the axis. Re-found only when
      * something other than a turn moved the chain. */
     plane_n = ik__plane_normal(p, count, job->target, total_len);
+    ik__best_begin(&best, chain, kinds);
     while (iterations < job->max_iterations) {
       ik_real err_len = ik_vec3_dist(p[count - 1], job->target);
       ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, count - 2);
@@ -151,7 +154,9 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
         plane_n = ik__plane_normal(p, count, job->target, total_len);
       }
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
+      ik__best_offer(&best, chain, job->target);
     }
+    ik__best_restore(&best, chain, job->target);
   }
 
   ik__finish_with_pole(chain, root_dir, kinds);

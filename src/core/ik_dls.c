@@ -8,8 +8,8 @@
  *   5. steps: solve for joint rotations that move the tip towards the target, apply
  *      them root to tip, then the shared constraint pass; convergence tested after each.
  *      A chain straight along the target's line (the error in J's null space) is bent
- *      first;
- *   6. pole, then the result.
+ *      first. The best pose so far is kept (ik__best);
+ *   6. the best pose back when the last is worse, then the pole, then the result.
  *
  * Joint i (0 .. n - 2) is a ball joint: its three rotation axes are the world axes, and
  * turning about e_k moves the tip by e_k x r_i, r_i = tip - p_i. Hence
@@ -231,14 +231,18 @@ ik_status ik_dls_run(ik_dls_job *job) {
     ik__lay_straight(chain, job->target, kinds);
   } else if (ik_vec3_dist2(p[count - 1], job->target) > tolerance_len2) {
     ik__dls_state s;
+    ik__best best;
     /* Settle: the steps turn bones, so each must have its length and a direction. */
     ik__constrained_pass(chain, root_dir, kinds);
     ik__dls_begin(&s, chain, job->target, job->damping, root_dir, total_len, kinds);
+    ik__best_begin(&best, chain, 1);
     while (iterations < job->max_iterations) {
       ik__dls_step(&s, chain, job->target);
       iterations++;
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
+      ik__best_offer(&best, chain, job->target);
     }
+    ik__best_restore(&best, chain, job->target);
   }
 
   ik__finish_with_pole(chain, root_dir, kinds);

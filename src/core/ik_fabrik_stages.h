@@ -3,12 +3,15 @@
  * (ik_batch.c), which runs the sweeps of many chains side by side in SIMD lanes, does
  * everything else exactly as ik_fabrik_run does. Not installed, not API.
  *
- * ik_fabrik_run is, after validation:
+ * ik_fabrik_run is, after validation (ik__fabrik_run_valid):
  *
  *     ik__fabrik_state s;
  *     if (ik__fabrik_begin(job, &s))
  *       do ik__fabrik_sweep(job, &s); while (ik__fabrik_next(job, &s, tip));
- *     ik__fabrik_end(job, &s);
+ *     ik__fabrik_end(job, &s, best);
+ *
+ * where a constrained chain keeps its best pose after each sweep in best (ik__best); an
+ * unconstrained one passes NULL.
  *
  * A batch may replace ik__fabrik_sweep by its own sweep, provided that it computes the
  * same positions bit for bit (the same operations in the same order); then every chain
@@ -69,20 +72,26 @@ int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
  * iteration budget is spent. */
 ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s);
 
+/* ik_fabrik_run after ik_fabrik_validate has passed the job. */
+void ik__fabrik_run_valid(ik_fabrik_job *job);
+
 /* The last stages, on the chain's positions: whatever the mode adds after the sweeps
- * (refined: the polish, scalar, counted in s->iterations), the pole, the result. It is
+ * (refined: the polish, scalar, counted in s->iterations), the best pose back when best
+ * is not NULL and the last is worse (ik__best_restore), the pole, the result. It is
  *
  *     if (ik__fabrik_polish_begin(job, &s, &dls)) {
  *       err2 = |tip - target|^2;
  *       do {
  *         dls.lambda2 = ik__fabrik_polish_floor2(&s) + err2;
  *         ik__dls_step(&dls, chain, target);  (or a batch's step, bit for bit the same)
+ *         if (best) ik__best_offer(best, chain, target);
  *         err2 = |tip - target|^2;
  *       } while (ik__fabrik_polish_next(job, &s, err2));
  *     }
+ *     if (best) ik__best_restore(best, chain, target);
  *     ik__fabrik_finish(job, &s);
  */
-void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s);
+void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best);
 
 /* After the sweeps, on the chain's positions: 1, with dls set up, when refined mode's
  * polish is to take at least one step. */

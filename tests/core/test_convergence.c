@@ -325,7 +325,7 @@ static void iterations_count_sweeps_and_polish_steps(void **state) {
       sweeps++;
     } while (ik__fabrik_next(&job, &s, p[99]));
     assert_int_equal(s.iterations, sweeps);
-    ik__fabrik_end(&job, &s);
+    ik__fabrik_end(&job, &s, NULL);
     assert_true(job.result.iterations >= sweeps && job.result.iterations <= BUDGET);
     if (job.result.iterations > sweeps) polished++;
     /* A polish only follows sweeps that stopped short of the target. */
