@@ -6,10 +6,11 @@
  *   4. settle: every bone put back at its length (coincident joints unfold), so that
  *      each joint has a direction to turn; find the plane the pose lies in, if any;
  *   5. sweeps: joints n - 2 down to 0 each turn the rest of the chain to point the tip
- *      at the target, then the shared constraint pass; convergence tested after each
- *      full sweep. A sweep that turns nothing (chain straight along the target's line)
- *      bends the chain and sweeps again. A constrained chain keeps its best pose so far
- *      (ik__best);
+ *      at the target, each turn limited by the joint's constraint as it is made (the
+ *      frames measured once a sweep: a turn moves only the bones after its joint), then
+ *      the shared constraint pass; convergence tested after each full sweep. A sweep
+ *      that turns nothing (chain straight along the target's line) bends the chain and
+ *      sweeps again. A constrained chain keeps its best pose so far (ik__best);
  *   6. the best pose back when the last is worse, then the pole, then the result.
  *
  * Joints are re-placed from bone directions at the stored lengths after every turn,
@@ -29,6 +30,8 @@
 #define CCD_STALL_FRACTION ((ik_real)1e-3)
 /* Sine of the angle from a half turn under which a joint's turn counts as one. */
 #define CCD_HALF_TURN_SIN ((ik_real)1e-2)
+/* Longest chain whose sweeps limit each joint's turn (frames on the stack). */
+#define CCD_LIMITED_MAX_JOINTS 64
 
 void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target) {
   job->chain = *chain;
@@ -79,20 +82,32 @@ static ik_quat joint_turn(const ik_vec3 *p, int i, ik_vec3 to_tip, ik_vec3 to_ta
  * compares with the distance left to detect a stall. `tiny_len2` is the squared
  * distance below which a joint has no direction to aim from or at. */
 static ik_real ccd_sweep(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir, ik_vec3 plane_n,
-                         ik_real tiny_len2, int first) {
+                         ik_real tiny_len2, int first, int kinds) {
   ik_vec3 *p = chain->positions;
   const int count = chain->count;
+  ik_constraint_frame frames[CCD_LIMITED_MAX_JOINTS - 1];
+  int frame_of[CCD_LIMITED_MAX_JOINTS - 1];
   ik_real max_step_len2 = 0;
-  int i;
+  int i, limited = kinds && count <= CCD_LIMITED_MAX_JOINTS;
+  if (limited) {
+    const int n = ik__bone_frames(chain, root_dir, kinds, frames);
+    for (i = 0; i + 1 < count; i++) frame_of[i] = -1;
+    for (i = 0; i < n; i++) frame_of[frames[i].bone] = i;
+  }
   for (i = first; i >= 0; i--) {
     ik_vec3 tip_ws = p[count - 1];
     ik_vec3 to_tip = ik_vec3_sub(tip_ws, p[i]);
     ik_vec3 to_target = ik_vec3_sub(target, p[i]);
     ik_real step_len2;
+    ik_quat q;
     /* The tip on the joint (or the target on it): any turn leaves the tip where it is. */
     if (ik_vec3_len2(to_tip) <= tiny_len2 || ik_vec3_len2(to_target) <= tiny_len2) continue;
-    ik__turn_subchain(p, chain->lengths, count, i, joint_turn(p, i, to_tip, to_target, plane_n),
-                  parent_direction(p, i, root_dir));
+    q = joint_turn(p, i, to_tip, to_target, plane_n);
+    if (limited && frame_of[i] >= 0) {
+      const ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(p[i + 1], p[i]));
+      if (ik_vec3_len2(dir) > 0) q = ik__limit_turn(&frames[frame_of[i]], dir, q);
+    }
+    ik__turn_subchain(p, chain->lengths, count, i, q, parent_direction(p, i, root_dir));
     step_len2 = ik_vec3_dist2(p[count - 1], tip_ws);
     if (step_len2 > max_step_len2) max_step_len2 = step_len2;
   }
@@ -138,7 +153,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
     ik__best_begin(&best, chain, kinds);
     while (iterations < job->max_iterations) {
       ik_real err_len = ik_vec3_dist(p[count - 1], job->target);
-      ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, count - 2);
+      ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, count - 2, kinds);
       iterations++;
       /* Stalled: bend, then sweep again so that the iteration still ends with a sweep:
        * only the joints before the bend, which turn it as a whole to aim the tip. The
@@ -147,7 +162,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
       if (may_unstall && err_len > stall_floor_len && step_len < CCD_STALL_FRACTION * err_len) {
         const int bent = ik__unstall(chain, root_dir, stalls++);
         plane_n = ik__plane_normal(p, count, job->target, total_len);
-        ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, bent - 1);
+        ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, bent - 1, kinds);
       }
       if (kinds) {
         ik__constrained_pass(chain, root_dir, kinds);

@@ -3,8 +3,9 @@
  *
  * One iteration is a sweep from the joint nearest the tip to the root, each joint
  * turning the rest of the chain by the minimal rotation that points its tip at the
- * target, followed by the root-to-tip constraint pass every solver shares. Same job
- * shape, outputs and guarantees as FABRIK (ik_fabrik.h).
+ * target, limited by the joint's constraint as it turns (chains of up to 64 joints),
+ * followed by the root-to-tip constraint pass every solver shares. Same job shape,
+ * outputs and guarantees as FABRIK (ik_fabrik.h).
  */
 #ifndef IK_CCD_H
 #define IK_CCD_H

@@ -37,6 +37,10 @@ int ik__constraint_kinds(const ik_chain *chain) {
   return kinds;
 }
 
+/* A unit bone whose component along its unit hinge axis is at most this lies in the
+ * hinge's plane, to rounding. */
+#define CARRY_FLAT (16 * IK_REAL_EPSILON)
+
 /* Wraps an angle difference into (-pi, pi]. */
 static ik_real wrap_angle(ik_real a) {
   while (a > IK_PI) a -= 2 * IK_PI;
@@ -66,7 +70,7 @@ static ik_real range_excess(ik_real a, ik_real min, ik_real max) {
   return below < above ? below : above;
 }
 
-static ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_angle) {
+static inline ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_angle) {
   ik_vec3 side;
   if (ik_vec3_angle(dir, parent_dir) <= max_angle) return dir;
   /* Turn the parent direction towards dir, stopping on the cone's edge. side must be
@@ -77,7 +81,7 @@ static ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_angle) {
                      ik_vec3_scale(side, ik_sin(max_angle)));
 }
 
-static ik_vec3 clamp_hinge(ik_vec3 dir, ik_vec3 parent_dir, ik_vec3 axis_unit, ik_real min,
+static inline ik_vec3 clamp_hinge(ik_vec3 dir, ik_vec3 parent_dir, ik_vec3 axis_unit, ik_real min,
                            ik_real max) {
   ik_vec3 e1, e2;
   ik_real a;
@@ -103,13 +107,14 @@ static ik_real violation(const ik_constraint *c, ik_vec3 dir, ik_vec3 parent_dir
   return off_plane > excess ? off_plane : excess;
 }
 
-/* The turn about the unit axis that takes the projection of `from` on the axis's plane
- * to that of `to`; identity when either projection is (nearly) zero. Built from the
- * angle's cosine and sine, so it stays exact through a half turn, where the minimal
- * rotation (ik_quat_from_to) must pick its axis from rounding. */
+/* The turn about the unit axis that takes the projection of the unit vector `from` on
+ * the axis's plane to that of the unit vector `to`; identity when either projection is
+ * (nearly) zero. Built from the angle's cosine and sine, so it stays exact through a
+ * half turn, where the minimal rotation (ik_quat_from_to) must pick its axis from
+ * rounding. */
 static ik_quat turn_about(ik_vec3 axis_unit, ik_vec3 from, ik_vec3 to) {
-  const ik_vec3 f = ik_vec3_project_on_plane(ik_vec3_normalize(from), axis_unit);
-  const ik_vec3 t = ik_vec3_project_on_plane(ik_vec3_normalize(to), axis_unit);
+  const ik_vec3 f = ik_vec3_project_on_plane(from, axis_unit);
+  const ik_vec3 t = ik_vec3_project_on_plane(to, axis_unit);
   const ik_real c = ik_vec3_dot(f, t), s = ik_vec3_dot(ik_vec3_cross(f, t), axis_unit);
   const ik_real r = ik_sqrt(c * c + s * s);
   ik_real v, w;
@@ -143,19 +148,26 @@ static ik_vec3 carried_axis(const ik_chain *chain, ik_quat frame, int i) {
  * first bone folded back past a half turn had its axes tilted by rounding, and the
  * solvers took it out of its plane by up to 0.56 of its length. */
 static ik_quat carry_frame(const ik_chain *chain, ik_quat frame, int i, ik_vec3 dir, ik_vec3 axis_unit) {
-  ik_vec3 rest_ws =
+  const ik_vec3 rest_ws =
       ik_quat_rotate(frame, ik_vec3_sub(chain->rest_positions[i + 1], chain->rest_positions[i]));
   if (ik_vec3_len2(axis_unit) > 0) {
-    const ik_quat twist = turn_about(axis_unit, rest_ws, dir);
+    const ik_vec3 rest_unit = ik_vec3_normalize(rest_ws);
+    const ik_quat twist = turn_about(axis_unit, rest_unit, dir);
     frame = ik_quat_mul(twist, frame);
-    rest_ws = ik_quat_rotate(twist, rest_ws);
+    /* Both in the hinge plane to rounding, as the pass leaves a bone whose rest lies in
+     * it: the tilt left is rounding (and the commonest case, worth its test). */
+    if (ik_fabs(ik_vec3_dot(rest_unit, axis_unit)) <= CARRY_FLAT &&
+        ik_fabs(ik_vec3_dot(dir, axis_unit)) <= CARRY_FLAT)
+      return ik_quat_normalize(frame);
+    return ik_quat_normalize(ik_quat_mul(ik_quat_from_to(ik_quat_rotate(twist, rest_unit), dir), frame));
   }
   return ik_quat_normalize(ik_quat_mul(ik_quat_from_to(rest_ws, dir), frame));
 }
 
 /* One walk root to tip. enforce: clamp and re-place joints; otherwise only measure.
  * kinds: ik__constraint_kinds(chain). frames, when non-NULL, gets the frame of every
- * constrained bone with a parent direction, as measured (*n_frames: how many). */
+ * constrained bone with a parent direction, as measured (*n_frames: how many); a
+ * measuring walk then measures nothing else (it returns 0). */
 static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int kinds, int *worst_bone,
                     ik_constraint_frame *frames, int *n_frames) {
   ik_vec3 *p = chain->positions;
@@ -187,7 +199,7 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
       if (enforce) {
         dir = c->type == IK_CONSTRAINT_CONE ? clamp_cone(dir, parent_dir, c->angle)
                                             : clamp_hinge(dir, parent_dir, axis_unit, c->min, c->max);
-      } else {
+      } else if (!frames) {
         ik_real v = violation(c, dir, parent_dir, axis_unit);
         if (v > worst) {
           worst = v;
@@ -259,4 +271,20 @@ int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out) 
   if ((kinds & IK__HINGED) && !chain->rest_positions) return 0;
   walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, NULL, out, &n);
   return n;
+}
+
+int ik__bone_frames(const ik_chain *chain, ik_vec3 fallback, int kinds, ik_constraint_frame *out) {
+  int n = 0;
+  walk(chain, fallback, 0, kinds, NULL, out, &n);
+  return n;
+}
+
+ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q) {
+  const ik_vec3 turned = ik_quat_rotate(q, dir);
+  if (f->type == IK_CONSTRAINT_CONE) {
+    if (ik_vec3_angle(turned, f->direction) <= f->angle) return q;
+    return ik_quat_normalize(
+        ik_quat_mul(ik_quat_from_to(turned, clamp_cone(turned, f->direction, f->angle)), q));
+  }
+  return turn_about(f->axis, dir, clamp_hinge(turned, f->direction, f->axis, f->min, f->max));
 }

@@ -115,6 +115,16 @@ int ik__constraint_kinds(const ik_chain *chain);
  * ik__constraint_kinds(chain). */
 void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback, int kinds);
 
+/* The frame of every bone the constraint pass limits in the current pose, as
+ * ik_chain_constraint_frames gives them (`fallback` and `kinds` as for
+ * ik__constrained_pass); returns how many. */
+int ik__bone_frames(const ik_chain *chain, ik_vec3 fallback, int kinds, ik_constraint_frame *out);
+/* A turn q of the bone along unit `dir` (and all after it) about its first joint, limited
+ * by the bone's frame f: unchanged when the turned bone stays inside; a cone's bone turned
+ * on to the cone's edge; a hinged bone turned about the hinge's axis only, to the angle
+ * in its range nearest the one q asks for. */
+ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q);
+
 /* For a chain bent at joint `bone` (1 .. count - 2) out of the line `line_dir` the bone
  * lies on: when bone `bone` has a hinge whose plane crosses the line, the unit vector
  * across the line, in that plane, that the joint must move out towards (the chain
