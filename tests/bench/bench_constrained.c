@@ -47,7 +47,8 @@ static double uniform(unsigned long long *seed, double lo, double hi) {
 static ik_vec3 unit_vector(unsigned long long *seed) {
   ik_vec3 d;
   do {
-    d = ik_vec3_make((ik_real)uniform(seed, -1, 1), (ik_real)uniform(seed, -1, 1), (ik_real)uniform(seed, -1, 1));
+    d = ik_vec3_make((ik_real)uniform(seed, -1, 1), (ik_real)uniform(seed, -1, 1),
+                     (ik_real)uniform(seed, -1, 1));
   } while (ik_vec3_len2(d) > 1 || ik_vec3_len2(d) < (ik_real)0.01);
   return ik_vec3_normalize(d);
 }
@@ -60,7 +61,8 @@ static void make_planar(chain_case *c, unsigned long long *seed) {
   for (i = 1; i < c->count; i++) {
     const double len = uniform(seed, 0.2, 1.5);
     angle += uniform(seed, -1, 1);
-    c->rest[i] = ik_vec3_add(c->rest[i - 1], ik_vec3_make((ik_real)(len * cos(angle)), (ik_real)(len * sin(angle)), 0));
+    c->rest[i] = ik_vec3_add(c->rest[i - 1],
+                             ik_vec3_make((ik_real)(len * cos(angle)), (ik_real)(len * sin(angle)), 0));
   }
   memset(c->cons, 0, sizeof c->cons);
   for (i = 0; i + 1 < c->count; i++) {
@@ -104,12 +106,18 @@ static void make_3d(chain_case *c, unsigned long long *seed) {
   c->target = ik_vec3_scale(unit_vector(seed), c->total * (ik_real)bench_uniform(seed));
 }
 
-static ik_result solve(solver s, chain_case *c) {
+/* The case's chain over its positions, with its limits. */
+static ik_chain chain_of(chain_case *c) {
   ik_chain chain;
   ik_chain_init(&chain, c->positions, c->count, c->lengths);
   chain.constraints = c->cons;
   chain.rest_positions = c->rest;
   chain.base_direction = c->base_direction;
+  return chain;
+}
+
+static ik_result solve(solver s, chain_case *c) {
+  const ik_chain chain = chain_of(c);
   if (s == S_FABRIK) {
     ik_fabrik_job job;
     ik_fabrik_job_init(&job, &chain, c->target);
@@ -148,11 +156,7 @@ static void run_row(const char *family, solver s, chain_case *cases, int n, int 
   restore(cases, n);
   for (k = 0; k < n; k++) {
     const ik_result res = solve(s, &cases[k]);
-    ik_chain chain;
-    ik_chain_init(&chain, cases[k].positions, cases[k].count, cases[k].lengths);
-    chain.constraints = cases[k].cons;
-    chain.rest_positions = cases[k].rest;
-    chain.base_direction = cases[k].base_direction;
+    const ik_chain chain = chain_of(&cases[k]);
     worst = fmax(worst, (double)ik_chain_constraint_violation(&chain, NULL));
     reached += res.reached;
     error += (double)(res.distance / cases[k].total);
@@ -165,8 +169,8 @@ static void run_row(const char *family, solver s, chain_case *cases, int n, int 
     for (k = 0; k < n; k++) solve(s, &cases[k]);
     times[r] = bench_now_s() - t0;
   }
-  printf("%-8s %-7s %8.1f%% %10.4f %9.2f %10.2g %10.2f\n", family, solver_names[s], 100.0 * reached / n, error / n,
-         iterations / n, worst, 1e6 * bench_median(times, reps) / n);
+  printf("%-8s %-7s %8.1f%% %10.4f %9.2f %10.2g %10.2f\n", family, solver_names[s], 100.0 * reached / n,
+         error / n, iterations / n, worst, 1e6 * bench_median(times, reps) / n);
 }
 
 int main(int argc, char **argv) {
@@ -192,11 +196,13 @@ int main(int argc, char **argv) {
   }
   for (i = 0; i < chains; i++) make_planar(&planar[i], &seed);
   for (i = 0; i < chains; i++) make_3d(&space[i], &seed);
-  printf("ik_real = %s; %d chains a family, 3 to %d joints, from rest, <= %d iterations, tolerance 1e-4 x "
-         "length;\nerror: mean final distance (of the length); broken: worst constraint break (rad); "
-         "us: per solve, median of %d\n\n",
-         sizeof(ik_real) == sizeof(double) ? "double" : "float", chains, MAX_JOINTS, ITERATIONS, reps);
-  printf("%-8s %-7s %9s %10s %9s %10s %10s\n", "family", "solver", "reached", "error", "mean it", "broken", "us");
+  printf(
+      "ik_real = %s; %d chains a family, 3 to %d joints, from rest, <= %d iterations, tolerance 1e-4 x "
+      "length;\nerror: mean final distance (of the length); broken: worst constraint break (rad); "
+      "us: per solve, median of %d\n\n",
+      sizeof(ik_real) == sizeof(double) ? "double" : "float", chains, MAX_JOINTS, ITERATIONS, reps);
+  printf("%-8s %-7s %9s %10s %9s %10s %10s\n", "family", "solver", "reached", "error", "mean it", "broken",
+         "us");
   for (s = 0; s < S_COUNT; s++) run_row("planar", (solver)s, planar, chains, reps);
   for (s = 0; s < S_COUNT; s++) run_row("3d", (solver)s, space, chains, reps);
   return 0;

@@ -243,36 +243,42 @@ static void constrained_chain_that_cannot_reach_says_so(void **state) {
   assert_result_honest(&f);
 }
 
-/* A finger: 4 unit bones along +X, each hinged about +Z to curl one way only, 0 to 1.2
- * rad from its parent (bone 0 from +X). Each joint's turn is limited as the sweep makes
- * it: when the sweep turned joints freely and the constraint pass clamped them after,
- * the clamps undid most of each sweep, and none of these targets was reached in 30
- * sweeps (the nearest ended 0.18 away). */
+/* 4 unit bones along +X, bone 0 limited against +X and each other against its parent by
+ * cons (4 of them, hinges about +Z when rest is given): target must be reached within
+ * `iterations` sweeps, inside the limits. */
+static void assert_reaches_within_limits(ik_vec3 target, const ik_constraint *cons, const ik_vec3 *rest,
+                                         int iterations) {
+  fixture f;
+  straight(&f, 5, target);
+  f.job.chain.constraints = cons;
+  f.job.chain.rest_positions = rest;
+  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  f.job.max_iterations = iterations;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_near(ik_chain_constraint_violation(&f.job.chain, NULL), 0, T_CONSTRAINT_RAD);
+  assert_lengths_and_root(&f, ik_vec3_zero());
+}
+
+/* A finger: each bone hinged about +Z to curl one way only, 0 to 1.2 rad from its
+ * parent. Each joint's turn is limited as the sweep makes it: when the sweep turned
+ * joints freely and the constraint pass clamped them after, the clamps undid most of
+ * each sweep, and none of these targets was reached in 30 sweeps (the nearest ended
+ * 0.18 away). */
 static void a_hinged_finger_curls_onto_targets_within_its_limits(void **state) {
   const ik_vec3 targets[3] = {{1.5, 2, 0}, {2, 2, 0}, {0, 1.5, 0}};
+  ik_constraint cons[4];
+  ik_vec3 rest[5];
   int t, i;
   (void)state;
-  for (t = 0; t < 3; t++) {
-    fixture f;
-    ik_constraint cons[4];
-    ik_vec3 rest[5];
-    t_straight_chain(rest, 5, 1);
-    straight(&f, 5, targets[t]);
-    memset(cons, 0, sizeof cons);
-    for (i = 0; i < 4; i++) {
-      cons[i].type = IK_CONSTRAINT_HINGE;
-      cons[i].axis = ik_vec3_make(0, 0, 1);
-      cons[i].max = (ik_real)1.2;
-    }
-    f.job.chain.constraints = cons;
-    f.job.chain.rest_positions = rest;
-    f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
-    f.job.max_iterations = 10;
-    assert_int_equal(solve(&f), IK_OK);
-    assert_true(f.job.result.reached);
-    assert_near(ik_chain_constraint_violation(&f.job.chain, NULL), 0, T_CONSTRAINT_RAD);
-    assert_lengths_and_root(&f, ik_vec3_zero());
+  t_straight_chain(rest, 5, 1);
+  memset(cons, 0, sizeof cons);
+  for (i = 0; i < 4; i++) {
+    cons[i].type = IK_CONSTRAINT_HINGE;
+    cons[i].axis = ik_vec3_make(0, 0, 1);
+    cons[i].max = (ik_real)1.2;
   }
+  for (t = 0; t < 3; t++) assert_reaches_within_limits(targets[t], cons, rest, 10);
 }
 
 /* The same with cones of 0.7 rad: a turn that would leave its cone is turned on to the
@@ -281,25 +287,15 @@ static void a_hinged_finger_curls_onto_targets_within_its_limits(void **state) {
  * and 0.81 away for good. */
 static void a_chain_of_cones_reaches_targets_within_its_limits(void **state) {
   const ik_vec3 targets[2] = {{2.5, 1.5, 1}, {3, 1, (ik_real)0.3}};
+  ik_constraint cons[4];
   int t, i;
   (void)state;
-  for (t = 0; t < 2; t++) {
-    fixture f;
-    ik_constraint cons[4];
-    straight(&f, 5, targets[t]);
-    memset(cons, 0, sizeof cons);
-    for (i = 0; i < 4; i++) {
-      cons[i].type = IK_CONSTRAINT_CONE;
-      cons[i].angle = (ik_real)0.7;
-    }
-    f.job.chain.constraints = cons;
-    f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
-    f.job.max_iterations = 150;
-    assert_int_equal(solve(&f), IK_OK);
-    assert_true(f.job.result.reached);
-    assert_near(ik_chain_constraint_violation(&f.job.chain, NULL), 0, T_CONSTRAINT_RAD);
-    assert_lengths_and_root(&f, ik_vec3_zero());
+  memset(cons, 0, sizeof cons);
+  for (i = 0; i < 4; i++) {
+    cons[i].type = IK_CONSTRAINT_CONE;
+    cons[i].angle = (ik_real)0.7;
   }
+  for (t = 0; t < 2; t++) assert_reaches_within_limits(targets[t], cons, NULL, 150);
 }
 
 /* ---- pole ---- */
