@@ -126,7 +126,8 @@ typedef struct ik_result {
    * target out of reach. Two-bone, solved in one step, says 1 whenever it ran. */
   int iterations;
   /* Final distance from the tip to the target. A constrained solve, and any DLS solve,
-   * of up to 64 joints ends on the nearest pose its iterations passed through. */
+   * of up to 64 joints ends its iterations on the nearest pose they passed through (the
+   * pole, when there is one, is applied after). */
   ik_real distance;
 } ik_result;
 

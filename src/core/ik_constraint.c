@@ -3,9 +3,14 @@
  *
  * Hinge axes are given in the rest pose and carried along the chain: the rotation that
  * takes the rest pose to the current one is built bone by bone, root to tip, each step
- * the minimal rotation from the bone's carried rest direction to its current direction.
- * A knee's axis therefore turns with the thigh, which the seed's world-space axis does
- * not do.
+ * taking the bone's carried rest direction to its current direction (carry_frame: a
+ * hinged bone's turn about its axis, then the minimal rotation left; other bones' the
+ * minimal rotation alone). A knee's axis therefore turns with the thigh, which the
+ * seed's world-space axis does not do. No such carry is continuous everywhere: this
+ * one is ill-conditioned where a bone lies along its own hinge axis, which the pass
+ * never leaves an enforced hinge doing (only a bone 0 without a base direction, whose
+ * hinge is not enforced, can get there), and where an unhinged bone has turned by half
+ * a turn.
  */
 #include <stddef.h>
 
@@ -209,11 +214,12 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
     }
     if (enforce) {
       p[i + 1] = ik_vec3_madd(p[i], dir, chain->lengths[i]);
-      /* Go on from the bone as placed, as a measuring walk over the result reads it: the
-       * frame is carried by a from-to rotation, which is ill-conditioned near a half
-       * turn, and there the rounding between the clamped direction and the placed bone
-       * turned the carried hinge axis by a visible angle (0.1 rad, found by fuzz_core),
-       * leaving the pose outside its own limits as the next walk measures them. */
+      /* Go on from the bone as placed, as a measuring walk over the result reads it: an
+       * unhinged bone's frame is carried by a from-to rotation, which is ill-conditioned
+       * near a half turn, and there the rounding between the clamped direction and the
+       * placed bone turned the carried hinge axis by a visible angle (0.1 rad, found by
+       * fuzz_core), leaving the pose outside its own limits as the next walk measures
+       * them. */
       dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), dir);
     }
     if (carry) frame = carry_frame(chain, frame, i, dir, axis_unit);
@@ -265,12 +271,11 @@ ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone) {
 }
 
 int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out) {
-  int kinds, n = 0;
+  int kinds;
   if (!chain || !out || !chain->positions || chain->count < 2 || !chain->constraints) return 0;
   kinds = ik__constraint_kinds(chain);
   if ((kinds & IK__HINGED) && !chain->rest_positions) return 0;
-  walk(chain, ik_vec3_make(0, 1, 0), 0, kinds, NULL, out, &n);
-  return n;
+  return ik__bone_frames(chain, ik_vec3_make(0, 1, 0), kinds, out);
 }
 
 int ik__bone_frames(const ik_chain *chain, ik_vec3 fallback, int kinds, ik_constraint_frame *out) {
@@ -282,9 +287,10 @@ int ik__bone_frames(const ik_chain *chain, ik_vec3 fallback, int kinds, ik_const
 ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q) {
   const ik_vec3 turned = ik_quat_rotate(q, dir);
   if (f->type == IK_CONSTRAINT_CONE) {
-    if (ik_vec3_angle(turned, f->direction) <= f->angle) return q;
-    return ik_quat_normalize(
-        ik_quat_mul(ik_quat_from_to(turned, clamp_cone(turned, f->direction, f->angle)), q));
+    const ik_vec3 clamped = clamp_cone(turned, f->direction, f->angle);
+    /* clamp_cone gives its input back, bit for bit, when it is inside the cone. */
+    if (clamped.x == turned.x && clamped.y == turned.y && clamped.z == turned.z) return q;
+    return ik_quat_normalize(ik_quat_mul(ik_quat_from_to(turned, clamped), q));
   }
   return turn_about(f->axis, dir, clamp_hinge(turned, f->direction, f->axis, f->min, f->max));
 }

@@ -120,9 +120,9 @@ void ik__constrained_pass(const ik_chain *chain, ik_vec3 fallback, int kinds);
  * ik__constrained_pass); returns how many. */
 int ik__bone_frames(const ik_chain *chain, ik_vec3 fallback, int kinds, ik_constraint_frame *out);
 /* A turn q of the bone along unit `dir` (and all after it) about its first joint, limited
- * by the bone's frame f: unchanged when the turned bone stays inside; a cone's bone turned
- * on to the cone's edge; a hinged bone turned about the hinge's axis only, to the angle
- * in its range nearest the one q asks for. */
+ * by the bone's frame f. A cone's bone: q when the turned bone stays inside, else q
+ * followed by the least turn on to the cone's edge. A hinged bone: always replaced by a
+ * turn about the hinge's axis, to the angle in its range nearest the one q asks for. */
 ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q);
 
 /* For a chain bent at joint `bone` (1 .. count - 2) out of the line `line_dir` the bone

@@ -113,7 +113,7 @@ static ik_real distance_after(t_solver s, const ik_chain *chain, ik_vec3 target,
 
 /* A solve ends no further from its target than any pose its iterations passed through,
  * so one more iteration never ends further away. Planar chains of 3 to 8 joints, every
- * bone hinged to +-1.5 rad, targets at 0.02 to 1 of the length: under the limits most
+ * bone hinged to +-1.5 rad, targets at 0.02 to 1 of the length: under the limits many
  * are out of reach, and the iterations wander (solves used to end more than 1% of the
  * length further away than a pose they had held in 16 to 20% of these cases). */
 static void more_iterations_never_end_further_away(void **state) {

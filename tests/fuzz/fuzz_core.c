@@ -214,9 +214,12 @@ static void take(snapshot *sn, const ik_vec3 *positions, int n_positions, const 
   sn->lengths = dup_bytes(lengths, sn->n_lengths * sizeof *lengths);
 }
 
+/* (The NULL tests are for the compiler: a snapshot with entries was taken of arrays that
+ * have them, but an optimised build cannot see that and warns of memcmp on NULL.) */
 static int same(const snapshot *sn, const ik_vec3 *positions, const ik_real *lengths) {
-  return (!sn->n_positions || memcmp(sn->positions, positions, sn->n_positions * sizeof *positions) == 0) &&
-         (!sn->n_lengths || memcmp(sn->lengths, lengths, sn->n_lengths * sizeof *lengths) == 0);
+  return (!sn->n_positions ||
+          (positions && memcmp(sn->positions, positions, sn->n_positions * sizeof *positions) == 0)) &&
+         (!sn->n_lengths || (lengths && memcmp(sn->lengths, lengths, sn->n_lengths * sizeof *lengths) == 0));
 }
 
 static void drop(snapshot *sn) {
