@@ -82,12 +82,11 @@ static inline ik_vec3 clamp_cone(ik_vec3 dir, ik_vec3 parent_dir, ik_real max_an
    * unit and perpendicular to the parent for the result to be unit: a dir (nearly)
    * opposite the parent leaves only rounding across it, and then any side will do. */
   side = ik__unit_across(dir, parent_dir);
-  return ik_vec3_add(ik_vec3_scale(parent_dir, ik_cos(max_angle)),
-                     ik_vec3_scale(side, ik_sin(max_angle)));
+  return ik_vec3_add(ik_vec3_scale(parent_dir, ik_cos(max_angle)), ik_vec3_scale(side, ik_sin(max_angle)));
 }
 
 static inline ik_vec3 clamp_hinge(ik_vec3 dir, ik_vec3 parent_dir, ik_vec3 axis_unit, ik_real min,
-                           ik_real max) {
+                                  ik_real max) {
   ik_vec3 e1, e2;
   ik_real a;
   hinge_basis(parent_dir, axis_unit, &e1, &e2);
@@ -136,10 +135,9 @@ static ik_quat turn_about(ik_vec3 axis_unit, ik_vec3 from, ik_vec3 to) {
   return ik_quat_normalize(ik_quat_make(axis_unit.x * v, axis_unit.y * v, axis_unit.z * v, w));
 }
 
-/* Bone i's hinge axis, carried by its parent's `frame` (rest -> now), unit; zero when
- * bone i has no hinge. */
-static ik_vec3 carried_axis(const ik_chain *chain, ik_quat frame, int i) {
-  const ik_constraint *c = chain->constraints ? &chain->constraints[i] : NULL;
+/* The hinge axis of a bone limited by c (or NULL), carried by its parent's `frame`
+ * (rest -> now), unit; zero when c is no hinge. */
+static ik_vec3 carried_axis(const ik_constraint *c, ik_quat frame) {
   if (!c || c->type != IK_CONSTRAINT_HINGE) return ik_vec3_zero();
   return ik_vec3_normalize(ik_quat_rotate(frame, c->axis));
 }
@@ -187,7 +185,7 @@ static ik_real walk(const ik_chain *chain, ik_vec3 fallback, int enforce, int ki
   for (i = 0; i + 1 < chain->count; i++) {
     const ik_constraint *c = cons ? &cons[i] : NULL;
     ik_vec3 dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), i == 0 ? fallback : parent_dir);
-    const ik_vec3 axis_unit = c ? carried_axis(chain, frame, i) : ik_vec3_zero();
+    const ik_vec3 axis_unit = carried_axis(c, frame);
     if (c && c->type != IK_CONSTRAINT_NONE && has_parent) {
       if (frames) {
         ik_constraint_frame *f = &frames[(*n_frames)++];
@@ -247,11 +245,11 @@ int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *
   frame = ik_quat_normalize(chain->base_rotation);
   for (i = 0; i < bone; i++) {
     dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], p[i]), dir);
-    frame = carry_frame(chain, frame, i, dir, carried_axis(chain, frame, i));
+    frame = carry_frame(chain, frame, i, dir, carried_axis(&chain->constraints[i], frame));
   }
   /* Bulging towards b turns the bone after the joint about b x line: the bulge is
    * line x axis, or its opposite, whichever gives the middle of the range's sign. */
-  bulge = ik_vec3_cross(line_dir, ik_vec3_normalize(ik_quat_rotate(frame, c->axis)));
+  bulge = ik_vec3_cross(line_dir, carried_axis(c, frame));
   if (!(ik_vec3_len2(bulge) > 64 * IK_REAL_EPSILON)) return 0; /* axis along the line: no plane */
   bulge = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_normalize(bulge), line_dir));
   middle = (c->min + c->max) / 2;
