@@ -136,6 +136,18 @@ static void on_signal(int sig) {
   stop_requested = 1;
 }
 
+/* SIGINT and SIGTERM set stop_requested, which the frame loops read between frames and
+ * the scripts' sandboxes at every instruction. No SA_RESTART: a frame's sleep wakes up. */
+static void install_stop(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 /* "ikrig: ..." on stderr; returns 2 (bad usage). */
 static int usage_error(const char *fmt, ...) {
   va_list ap;
@@ -351,7 +363,7 @@ static int run_frames(const config *c, ikrig_runtime *rt, context *ctx) {
     fprintf(stderr, "ikrig: out of memory\n");
     status = 1;
   }
-  for (f = 0; f < c->frames && status == 0; f++) {
+  for (f = 0; f < c->frames && status == 0 && !stop_requested; f++) {
     const ikrig_pose *pose;
     if (ikrig_runtime_update(rt, c->dt) != 0) {
       fprintf(stderr, "ikrig: frame %ld: %s\n", f, ikrig_runtime_error(rt));
@@ -403,16 +415,9 @@ static int run_frames(const config *c, ikrig_runtime *rt, context *ctx) {
 }
 
 static int watch_frames(const config *c, ikrig_runtime *rt) {
-  struct sigaction sa;
   double next;
   long f = 0;
   int status = 0;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0; /* no SA_RESTART: the frame sleep wakes up */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
   next = monotonic();
   while (!stop_requested && (c->frames == 0 || f < c->frames)) {
     double now;
@@ -436,14 +441,8 @@ static int watch_frames(const config *c, ikrig_runtime *rt) {
 }
 
 static int view_frames(const config *c, ikrig_runtime *rt, lua_State *L) {
-  struct sigaction sa;
   ikrig_view_options vo;
   int status;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
   setvbuf(stdout, NULL, _IOLBF, 0);
   vo.host = c->host;
   vo.port = (int)c->port;
@@ -482,6 +481,8 @@ static int run_command(config *c) {
   opt.debounce = c->debounce;
   /* the runtime's own check, per call into a script: a quarter of the state's cap */
   opt.memory_limit = (double)((size_t)c->memory_mb << 20) / 4;
+  opt.interrupt = &stop_requested;
+  install_stop();
   ctx.cmd = c->cmd;
   ctx.errors = 0;
   opt.on_event = on_event;

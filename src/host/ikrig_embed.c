@@ -101,13 +101,13 @@ static double now_seconds(void) {
 typedef struct script_slot {
   ikrig_script pub;
   char *path;   /* as the runtime names it */
-  char *real;   /* realpath of it, or NULL */
   char *status; /* owned copies behind pub.status and pub.error */
   char *error;
 } script_slot;
 
-#define SOURCE_CACHE 16
-#define CHAIN_NAMES 256 /* chain names kept across frames, at most (about) */
+#define MAX_NAMES 4096  /* distinct chain names kept (the rest share one) */
+#define NAME_SLOTS 8192 /* their hash table: a power of two, twice MAX_NAMES */
+#define MAX_SHAPES 256  /* constraint shapes read of one report */
 
 struct ikrig_runtime {
   lua_State *L;
@@ -133,12 +133,7 @@ struct ikrig_runtime {
   strlist pose_strs, chain_strs, event_strs;
   script_slot *scripts;
   int n_scripts, cap_scripts;
-  /* chunk source -> script index (-1: none), for reports from a script's helpers */
-  struct {
-    char *source;
-    int script;
-  } cache[SOURCE_CACHE];
-  int cache_next;
+  const char **names; /* NAME_SLOTS slots into chain_strs (chain_name) */
 };
 
 static void set_error(ikrig_runtime *rt, const char *msg) {
@@ -212,13 +207,11 @@ static int oom(lua_State *L) { return luaL_error(L, "not enough memory"); }
 
 static int add_script(ikrig_runtime *rt, const char *path) {
   script_slot *s;
-  char real[PATH_MAX];
   if (!reserve((void **)&rt->scripts, &rt->cap_scripts, rt->n_scripts, sizeof *rt->scripts)) return -1;
   s = &rt->scripts[rt->n_scripts];
   memset(s, 0, sizeof *s);
   s->path = dup_string(path);
   if (!s->path) return -1;
-  s->real = realpath(path, real) ? dup_string(real) : NULL;
   s->pub.path = s->path;
   s->pub.status = "new";
   s->pub.seconds = -1;
@@ -230,42 +223,6 @@ static int find_script(const ikrig_runtime *rt, const char *path) {
   int i;
   for (i = 0; i < rt->n_scripts; i++)
     if (strcmp(rt->scripts[i].path, path) == 0) return i;
-  return -1;
-}
-
-/* The script a chunk source ("@path") belongs to, or -1. */
-static int script_of_source(ikrig_runtime *rt, const char *source) {
-  char real[PATH_MAX];
-  int i, found = -1;
-  if (source[0] == '@' || source[0] == '=') source++;
-  i = find_script(rt, source);
-  if (i >= 0) return i;
-  for (i = 0; i < SOURCE_CACHE; i++)
-    if (rt->cache[i].source && strcmp(rt->cache[i].source, source) == 0) return rt->cache[i].script;
-  if (realpath(source, real)) {
-    for (i = 0; i < rt->n_scripts && found < 0; i++)
-      if (rt->scripts[i].real && strcmp(rt->scripts[i].real, real) == 0) found = i;
-  }
-  i = rt->cache_next;
-  free(rt->cache[i].source);
-  rt->cache[i].source = dup_string(source);
-  rt->cache[i].script = found;
-  rt->cache_next = (i + 1) % SOURCE_CACHE;
-  return found;
-}
-
-/* The script whose code called scene.report: the nearest Lua function on the stack
- * whose chunk is one of the scripts (a script may report from its own helpers, and rig
- * modules in between are skipped). */
-static int calling_script(lua_State *L, ikrig_runtime *rt) {
-  lua_Debug ar;
-  int level;
-  for (level = 1; level < 64 && lua_getstack(L, level, &ar); level++) {
-    int i;
-    if (!lua_getinfo(L, "S", &ar) || !ar.source || ar.what[0] == 'C') continue;
-    i = script_of_source(rt, ar.source);
-    if (i >= 0) return i;
-  }
   return -1;
 }
 
@@ -300,22 +257,15 @@ static double shape_number(lua_State *L, int idx, const char *field) {
   return v;
 }
 
-/* The chain at arg's constraint_shapes(), read into rt->shapes after the ones kept (not
- * counted yet: the caller keeps them with the report). Returns how many. */
-static int read_shapes(lua_State *L, ikrig_runtime *rt, int arg) {
-  int n, i, list;
-  if (lua_istable(L, arg) || lua_isuserdata(L, arg)) lua_getfield(L, arg, "constraint_shapes");
-  else lua_pushnil(L);
-  if (lua_isnil(L, -1))
-    return luaL_error(L, "scene.report: chain (with a constraint_shapes method) expected, got %s",
-                      luaL_typename(L, arg));
-  lua_pushvalue(L, arg);
-  lua_call(L, 1, 1);
-  list = lua_gettop(L);
+/* The constraint shapes (a list, as chain:constraint_shapes() gives them) at arg, read
+ * into rt->shapes after the ones kept (not counted yet: the caller keeps them with the
+ * report). Returns how many. The list is the runtime's copy: plain tables. */
+static int read_shapes(lua_State *L, ikrig_runtime *rt, int list) {
+  int n, i;
   if (!lua_istable(L, list))
-    return luaL_error(L, "scene.report: the chain's constraint_shapes() gave %s, not a list",
-                      luaL_typename(L, list));
+    return luaL_error(L, "scene.report: shapes (a list) expected, got %s", luaL_typename(L, list));
   n = (int)lua_rawlen(L, list);
+  if (n > MAX_SHAPES) n = MAX_SHAPES;
   for (i = 0; i < n; i++) {
     ikrig_constraint_shape *sh;
     const char *kind;
@@ -342,51 +292,65 @@ static int read_shapes(lua_State *L, ikrig_runtime *rt, int arg) {
     }
     lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   return n;
 }
 
 /* A chain's name, kept across frames: scripts report the same few names every frame,
- * which are copied once rather than once a frame (a frame allocates nothing). */
-static const char *chain_name(ikrig_runtime *rt, const char *s, size_t len) {
-  int i;
-  for (i = 0; i < rt->chain_strs.n; i++) {
-    const char *kept = rt->chain_strs.s[i];
-    if (strlen(kept) == len && memcmp(kept, s, len) == 0) return kept;
-  }
-  return keep(&rt->chain_strs, s, len);
+ * which are copied once (a frame allocates nothing) and found by hash. Past MAX_NAMES
+ * names, the rest share one. */
+static unsigned name_hash(const char *s, size_t len) {
+  unsigned h = 2166136261u;
+  size_t i;
+  for (i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
 }
 
-/* scene.report(name, reached, distance, iterations, chain), or scene:report(...). */
+static const char *chain_name(ikrig_runtime *rt, const char *s, size_t len) {
+  unsigned h = name_hash(s, len), i;
+  if (!rt->names) {
+    rt->names = (const char **)calloc(NAME_SLOTS, sizeof *rt->names);
+    if (!rt->names) return NULL;
+  }
+  for (i = h & (NAME_SLOTS - 1);; i = (i + 1) & (NAME_SLOTS - 1)) {
+    const char *kept = rt->names[i];
+    if (!kept) break;
+    if (strlen(kept) == len && memcmp(kept, s, len) == 0) return kept;
+  }
+  if (rt->chain_strs.n >= MAX_NAMES) return "(other chains)";
+  return rt->names[i] = keep(&rt->chain_strs, s, len);
+}
+
+/* scene.report(name, reached, distance, iterations, shapes, script), as the runtime
+ * hands on what a script reported (checked copies). */
 static int report_fn(lua_State *L) {
   ikrig_runtime *rt = from_box(L);
   ikrig_chain *c;
   const char *name;
   size_t len;
-  int a = 1, script, n_shapes;
+  int script, n_shapes;
   if (!rt) return 0;
-  if (lua_type(L, 1) == LUA_TTABLE) a = 2; /* called as a method */
-  if (lua_type(L, a) != LUA_TSTRING)
-    return luaL_error(L, "scene.report: chain name (string) expected, got %s", luaL_typename(L, a));
-  if (!lua_isnoneornil(L, a + 2) && lua_type(L, a + 2) != LUA_TNUMBER)
-    return luaL_error(L, "scene.report: distance (number) expected, got %s", luaL_typename(L, a + 2));
-  if (!lua_isnoneornil(L, a + 3) && lua_type(L, a + 3) != LUA_TNUMBER)
-    return luaL_error(L, "scene.report: iterations (number) expected, got %s", luaL_typename(L, a + 3));
-  n_shapes = lua_isnoneornil(L, a + 4) || !rt->constraint_shapes ? -1 : read_shapes(L, rt, a + 4);
+  lua_settop(L, 6);
+  if (lua_type(L, 1) != LUA_TSTRING)
+    return luaL_error(L, "scene.report: chain name (string) expected, got %s", luaL_typename(L, 1));
+  if (!lua_isnil(L, 3) && lua_type(L, 3) != LUA_TNUMBER)
+    return luaL_error(L, "scene.report: distance (number) expected, got %s", luaL_typename(L, 3));
+  if (!lua_isnil(L, 4) && lua_type(L, 4) != LUA_TNUMBER)
+    return luaL_error(L, "scene.report: iterations (number) expected, got %s", luaL_typename(L, 4));
+  n_shapes = lua_isnil(L, 5) || !rt->constraint_shapes ? -1 : read_shapes(L, rt, 5);
   if (!reserve((void **)&rt->chains, &rt->cap_chains, rt->n_chains, sizeof *rt->chains)) return oom(L);
-  name = lua_tolstring(L, a, &len);
+  name = lua_tolstring(L, 1, &len);
   c = &rt->chains[rt->n_chains];
   c->name = chain_name(rt, name, len);
   if (!c->name) return oom(L);
-  c->reached = lua_toboolean(L, a + 1);
-  c->distance = lua_isnoneornil(L, a + 2) ? (double)NAN : (double)lua_tonumber(L, a + 2);
-  if (lua_isnoneornil(L, a + 3)) {
+  c->reached = lua_toboolean(L, 2);
+  c->distance = lua_isnil(L, 3) ? (double)NAN : (double)lua_tonumber(L, 3);
+  if (lua_isnil(L, 4)) {
     c->iterations = -1;
   } else {
-    lua_Number it = lua_tonumber(L, a + 3);
+    lua_Number it = lua_tonumber(L, 4);
     c->iterations = it >= 0 && it < 1e9 ? (int)it : -1;
   }
-  script = calling_script(L, rt);
+  script = lua_type(L, 6) == LUA_TSTRING ? find_script(rt, lua_tostring(L, 6)) : -1;
   c->script = script >= 0 ? rt->scripts[script].path : NULL;
   c->constraints = NULL; /* pointed into rt->shapes by ikrig_runtime_pose */
   c->n_constraints = n_shapes;
@@ -633,6 +597,12 @@ static int new_step(lua_State *L, ikrig_runtime *rt, void *arg) {
     lua_pushnumber(L, (lua_Number)a->opt->memory_limit);
     lua_setfield(L, options, "memory_limit");
   }
+  lua_pushboolean(L, a->opt->constraint_shapes);
+  lua_setfield(L, options, "report_shapes");
+  if (a->opt->interrupt) {
+    lua_pushlightuserdata(L, (void *)(size_t)a->opt->interrupt);
+    lua_setfield(L, options, "interrupt");
+  }
   if (a->opt->watch) {
     lua_pushcfunction(L, clock_fn);
     lua_setfield(L, options, "clock");
@@ -664,12 +634,11 @@ static void free_c_side(ikrig_runtime *rt) {
   int i;
   for (i = 0; i < rt->n_scripts; i++) {
     free(rt->scripts[i].path);
-    free(rt->scripts[i].real);
     free(rt->scripts[i].status);
     free(rt->scripts[i].error);
   }
   free(rt->scripts);
-  for (i = 0; i < SOURCE_CACHE; i++) free(rt->cache[i].source);
+  free(rt->names);
   strlist_free(&rt->pose_strs);
   strlist_free(&rt->chain_strs);
   strlist_free(&rt->event_strs);
@@ -896,9 +865,6 @@ int ikrig_runtime_update(ikrig_runtime *rt, double dt) {
   }
   rt->n_chains = 0;
   rt->n_shapes = 0;
-  /* names are kept from frame to frame (chain_name), but not without bound: a script
-   * may make up a new one every frame */
-  if (rt->chain_strs.n > CHAIN_NAMES) strlist_clear(&rt->chain_strs);
   if (rt->events_done) {
     rt->n_events = 0;
     strlist_clear(&rt->event_strs);

@@ -35,6 +35,7 @@
 #ifndef IKRIG_EMBED_H
 #define IKRIG_EMBED_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -107,10 +108,13 @@ typedef struct ikrig_options {
   double budget;
   /* Seconds a changed file must stay quiet before it is reloaded (default 0.03). */
   double debounce;
-  /* Bytes the Lua heap may grow by in one call into a script before the runtime stops
-   * it (its memory_limit; default 0: none). A soft limit, checked by the runtime as the
-   * script runs; the hard one is the allocator's (ikrig_newstate). */
+  /* Bytes each script's own Lua state may hold over its lifetime (its memory_limit;
+   * default 0: the runtime's, 64 MiB). Past it the script is paused; the host's state
+   * (ikrig_newstate's cap) is apart. */
   double memory_limit;
+  /* A flag that, once non-zero, stops the script running at its next instruction (the
+   * runtime reports it as paused): a signal handler sets it (default NULL). */
+  const volatile sig_atomic_t *interrupt;
   /* Events as they happen (default none: read them from ikrig_pose.events). */
   ikrig_event_fn on_event;
   void *event_ud;

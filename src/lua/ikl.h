@@ -44,6 +44,45 @@ void ikl_open_node(lua_State *L);
 void ikl_open_ground(lua_State *L); /* the table ik.ground */
 void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
 void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
+void ikl_open_sandbox(lua_State *L); /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
+
+/* What a rig script's state allows of ik.batch (threads and their buffers are C memory,
+ * which its heap's limit does not see): begin raises when a new batch of `threads`
+ * threads is more than the sandbox lets a script have, and counts it; end uncounts it.
+ * Nothing in a state that is no sandbox. */
+void ikl_sandbox_batch_begin(lua_State *L, int threads);
+void ikl_sandbox_batch_end(lua_State *L);
+
+/* ---- views: another state's objects (a rig script's of the host's) ---- */
+
+/* What a script is told when it tries to close, or re-parent, an object of the host's. */
+#define IKL_HOST_OBJECT "the scene's objects are the host's: rig scripts cannot close them"
+/* Each pushes onto `to` a view of the object at idx of `from` when it is of its type (a
+ * bone's view comes with a view of its skeleton) and returns 1; 0 when it is not; -1 when
+ * it is but cannot be shared. A view is the same C object: it sees every change, and
+ * raises once the original is closed; it cannot be closed itself. `to` must not outlive
+ * the objects. Allocates only in `to`. */
+int ikl_skeleton_view(lua_State *from, int idx, lua_State *to); /* ik.skeleton and ik.bone */
+int ikl_node_view(lua_State *from, int idx, lua_State *to);
+int ikl_ground_view(lua_State *from, int idx, lua_State *to); /* -1 for a custom ground */
+/* The views a state holds, by the address of what they show: cached pushes the view
+ * (returns 1) or nothing (0); cache keeps the value on top (and leaves it there). */
+int ikl_share_cached(lua_State *to, const void *key);
+void ikl_share_cache(lua_State *to, const void *key);
+
+/* ---- budgeted Lua patterns (ikl_pattern.c) ---- */
+
+/* A step budget the matcher charges its work to. charge(L, ud, steps) is called every so
+ * many steps (at most 1024 between calls); it returns normally to go on, or raises to
+ * stop the call. */
+typedef struct ikl_step_budget {
+  void (*charge)(lua_State *L, void *ud, long steps);
+  void *ud;
+} ikl_step_budget;
+/* Sets find, match, gmatch and gsub in the table on top of the stack: the string
+ * library's semantics (Lua 5.4's), charging every matcher step to *b, which must
+ * outlive the functions (NULL: no limit). */
+void ikl_pattern_setfuncs(lua_State *L, const ikl_step_budget *b);
 
 /* The skeleton and bone index of an ik.bone at idx (0 when it is none; raises when its
  * skeleton is closed). */
@@ -71,6 +110,9 @@ typedef struct ikl_chain ikl_chain;
  * ikl_chain_solve). */
 enum { IKL_LANE_NONE, IKL_LANE_FABRIK, IKL_LANE_TWO_BONE };
 
+/* chain:constraint_shapes() (the chain at 1): for a caller that must not look the method
+ * up through a metatable a script can reach. */
+int ikl_chain_constraint_shapes(lua_State *L);
 /* The chain at idx (open or closed), or NULL when it is no ik.chain. */
 ikl_chain *ikl_tochain(lua_State *L, int idx);
 int ikl_chain_closed(const ikl_chain *c);

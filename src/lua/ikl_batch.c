@@ -286,8 +286,12 @@ static int batch_new(lua_State *L) {
   lua_insert(L, -2);
   lua_setfield(L, -2, "scratch");
   lua_pop(L, 1);
+  ikl_sandbox_batch_begin(L, b->threads);
   b->pool = ik_pool_new(b->threads);
-  if (!b->pool) return luaL_error(L, "ik.batch: could not start %d threads", b->threads);
+  if (!b->pool) {
+    ikl_sandbox_batch_end(L);
+    return luaL_error(L, "ik.batch: could not start %d threads", b->threads);
+  }
   b->closed = 0;
   return 1;
 }
@@ -750,7 +754,10 @@ static int batch_chains(lua_State *L) {
  */
 static int batch_close(lua_State *L) {
   ikl_batch *b = check(L, 1);
-  if (!b->closed) ik_pool_free(b->pool);
+  if (!b->closed) {
+    ik_pool_free(b->pool);
+    ikl_sandbox_batch_end(L);
+  }
   b->pool = NULL;
   b->closed = 1;
   b->version++;

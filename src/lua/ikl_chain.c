@@ -1804,7 +1804,7 @@ static int chain_constraint(lua_State *L) {
  * assert(shapes[2].kind == "cone" and math.abs(shapes[2].angle - math.rad(30)) < 1e-6)
  * assert((shapes[2].apex - arm:joint(3)):length() < 1e-6)
  */
-static int chain_constraint_shapes(lua_State *L) {
+int ikl_chain_constraint_shapes(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
   ik_constraint_frame *f;
   ik_quat base_turn = ik_quat_identity();
@@ -1917,7 +1917,7 @@ static const luaL_Reg meth[] = {{"solve", chain_solve},
                                 {"bones", chain_bones},
                                 {"set_constraint", chain_set_constraint},
                                 {"constraint", chain_constraint},
-                                {"constraint_shapes", chain_constraint_shapes},
+                                {"constraint_shapes", ikl_chain_constraint_shapes},
                                 {"close", chain_close},
                                 {NULL, NULL}};
 

@@ -42,6 +42,8 @@ typedef struct ikl_ground {
   int kind;
   int columns, rows, triangles; /* for tostring */
   int closed;
+  int view;              /* a view of another state's ground: g and closed_at are its */
+  const int *closed_at;
 } ikl_ground;
 
 /* Where the C block starts: after the header, rounded up (ik_ground_*_init aligns
@@ -54,7 +56,7 @@ static ikl_ground *check(lua_State *L, int arg) { return (ikl_ground *)luaL_chec
 
 static ikl_ground *check_open(lua_State *L, int arg) {
   ikl_ground *gd = check(L, arg);
-  if (gd->closed) luaL_error(L, "attempt to use a closed ik.ground");
+  if (*gd->closed_at) luaL_error(L, "attempt to use a closed ik.ground");
   return gd;
 }
 
@@ -62,7 +64,7 @@ const ik_ground *ikl_checkground(lua_State *L, int arg) { return check_open(L, a
 
 const ik_ground *ikl_checkground_ref(lua_State *L, int arg, const int **closed) {
   ikl_ground *gd = check_open(L, arg);
-  *closed = &gd->closed;
+  *closed = gd->closed_at;
   return gd->g;
 }
 
@@ -75,6 +77,7 @@ static ikl_ground *new_ground(lua_State *L, int kind, size_t size) {
   memset(gd, 0, sizeof *gd);
   gd->kind = kind;
   gd->closed = 1;
+  gd->closed_at = &gd->closed;
   return gd;
 }
 
@@ -570,6 +573,7 @@ static int ground_raycast(lua_State *L) {
  */
 static int ground_close(lua_State *L) {
   ikl_ground *gd = check(L, 1);
+  if (gd->view) return luaL_error(L, IKL_HOST_OBJECT);
   if (!gd->closed && gd->kind == IK_GROUND_CUSTOM) {
     ikl_getuservalue(L, 1);
     if (lua_istable(L, -1)) {
@@ -600,7 +604,7 @@ static int ground_index(lua_State *L) {
 
 static int ground_tostring(lua_State *L) {
   ikl_ground *gd = check(L, 1);
-  if (gd->closed)
+  if (*gd->closed_at)
     lua_pushliteral(L, "ik.ground (closed)");
   else if (gd->kind == IK_GROUND_HEIGHTFIELD)
     lua_pushfstring(L, "ik.ground(heightfield, %d columns x %d rows)", gd->columns, gd->rows);
@@ -608,6 +612,20 @@ static int ground_tostring(lua_State *L) {
     lua_pushfstring(L, "ik.ground(mesh, %d triangles)", gd->triangles);
   else
     lua_pushfstring(L, "ik.ground(%s)", kind_names[gd->kind]);
+  return 1;
+}
+
+int ikl_ground_view(lua_State *from, int idx, lua_State *to) {
+  ikl_ground *h = (ikl_ground *)luaL_testudata(from, idx, IKL_GROUND), *gd;
+  if (!h) return 0;
+  if (h->kind == IK_GROUND_CUSTOM) return -1; /* its function lives in the other state */
+  gd = (ikl_ground *)ikl_newuserdata(to, sizeof *gd);
+  *gd = *h;
+  gd->call = NULL;
+  gd->view = 1;
+  gd->closed = 0;
+  gd->closed_at = h->closed_at;
+  luaL_setmetatable(to, IKL_GROUND);
   return 1;
 }
 

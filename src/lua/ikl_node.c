@@ -11,30 +11,35 @@
 
 #define IKL_NODE "ik.node"
 
+/* A node, or a view of another state's node (a rig script's of the host's): at and
+ * closed_at point into the node's own fields, or into the other's. */
 typedef struct ikl_node {
-  ik_node node;
+  ik_node *at;
+  const int *closed_at;
   int closed;
+  int view;
+  ik_node node;
 } ikl_node;
 
 static ikl_node *check_node(lua_State *L, int arg) {
   ikl_node *n = (ikl_node *)luaL_checkudata(L, arg, IKL_NODE);
-  if (n->closed) luaL_error(L, "attempt to use a closed ik.node");
+  if (*n->closed_at) luaL_error(L, "attempt to use a closed ik.node");
   return n;
 }
 
 const ik_node *ikl_tonode(lua_State *L, int idx) {
   ikl_node *n = (ikl_node *)luaL_testudata(L, idx, IKL_NODE);
   if (!n) return NULL;
-  if (n->closed) luaL_error(L, "attempt to use a closed ik.node");
-  return &n->node;
+  if (*n->closed_at) luaL_error(L, "attempt to use a closed ik.node");
+  return n->at;
 }
 
 ik_node *ikl_tonode_ref(lua_State *L, int idx, const int **closed) {
   ikl_node *n = (ikl_node *)luaL_testudata(L, idx, IKL_NODE);
   if (!n) return NULL;
-  if (n->closed) luaL_error(L, "attempt to use a closed ik.node");
-  *closed = &n->closed;
-  return &n->node;
+  if (*n->closed_at) luaL_error(L, "attempt to use a closed ik.node");
+  *closed = n->closed_at;
+  return n->at;
 }
 
 /* Hangs node (at idx) from the bone, node or nil at p; the uservalue keeps the parent
@@ -57,8 +62,8 @@ static void set_parent(lua_State *L, int idx, ikl_node *n, int p, int arg) {
   lua_getfield(L, -1, "parent"); /* the old parent, kept on the stack */
   lua_pushvalue(L, p);
   lua_setfield(L, -3, "parent");
-  st = sk ? ik_node_set_parent_bone(&n->node, sk, bone)
-          : ik_node_set_parent_node(&n->node, parent ? &parent->node : NULL);
+  st = sk ? ik_node_set_parent_bone(n->at, sk, bone)
+          : ik_node_set_parent_node(n->at, parent ? parent->at : NULL);
   if (st != IK_OK) {
     /* Refused, the pointer unmoved: the old reference goes back (its key exists now, so
      * this allocates nothing). */
@@ -101,8 +106,10 @@ static int node_new(lua_State *L) {
     lua_newtable(L);
   }
   n = (ikl_node *)ikl_newuserdata(L, sizeof *n);
-  n->closed = 0;
-  if (ik_node_init(&n->node, position, rotation) != IK_OK) /* not reached: both checked above */
+  memset(n, 0, sizeof *n);
+  n->at = &n->node;
+  n->closed_at = &n->closed;
+  if (ik_node_init(n->at, position, rotation) != IK_OK) /* not reached: both checked above */
     return luaL_error(L, "ik.node: bad position or rotation");
   luaL_setmetatable(L, IKL_NODE);
   lua_newtable(L);
@@ -125,7 +132,7 @@ static int node_new(lua_State *L) {
  * @treturn ik.vec3 */
 static int node_get_position(lua_State *L) {
   ik_vec3 p;
-  ik_node_get_world(&check_node(L, 1)->node, &p, NULL);
+  ik_node_get_world(check_node(L, 1)->at, &p, NULL);
   *ikl_outvec3(L, 2) = p;
   return 1;
 }
@@ -136,7 +143,7 @@ static int node_get_position(lua_State *L) {
  * @treturn ik.quat */
 static int node_get_rotation(lua_State *L) {
   ik_quat q;
-  ik_node_get_world(&check_node(L, 1)->node, NULL, &q);
+  ik_node_get_world(check_node(L, 1)->at, NULL, &q);
   *ikl_outquat(L, 2) = q;
   return 1;
 }
@@ -146,7 +153,7 @@ static int node_get_rotation(lua_State *L) {
  * @tparam vec3 p */
 static int node_set_position(lua_State *L) {
   ikl_node *n = check_node(L, 1);
-  return ikl_checkstatus(L, ik_node_set_world_position(&n->node, ikl_checkvec3(L, 2)), 2);
+  return ikl_checkstatus(L, ik_node_set_world_position(n->at, ikl_checkvec3(L, 2)), 2);
 }
 
 /*** Turns the node to a world rotation.
@@ -154,7 +161,7 @@ static int node_set_position(lua_State *L) {
  * @tparam quat q */
 static int node_set_rotation(lua_State *L) {
   ikl_node *n = check_node(L, 1);
-  return ikl_checkstatus(L, ik_node_set_world_rotation(&n->node, ikl_checkrotation(L, 2)), 2);
+  return ikl_checkstatus(L, ik_node_set_world_rotation(n->at, ikl_checkrotation(L, 2)), 2);
 }
 
 /*** Position relative to the parent.
@@ -163,7 +170,7 @@ static int node_set_rotation(lua_State *L) {
  * @treturn ik.vec3 */
 static int node_get_local_position(lua_State *L) {
   ik_vec3 p;
-  ik_node_get_local(&check_node(L, 1)->node, &p, NULL);
+  ik_node_get_local(check_node(L, 1)->at, &p, NULL);
   *ikl_outvec3(L, 2) = p;
   return 1;
 }
@@ -174,7 +181,7 @@ static int node_get_local_position(lua_State *L) {
  * @treturn ik.quat */
 static int node_get_local_rotation(lua_State *L) {
   ik_quat q;
-  ik_node_get_local(&check_node(L, 1)->node, NULL, &q);
+  ik_node_get_local(check_node(L, 1)->at, NULL, &q);
   *ikl_outquat(L, 2) = q;
   return 1;
 }
@@ -184,7 +191,7 @@ static int node_get_local_rotation(lua_State *L) {
  * @tparam vec3 p */
 static int node_set_local_position(lua_State *L) {
   ikl_node *n = check_node(L, 1);
-  return ikl_checkstatus(L, ik_node_set_local_position(&n->node, ikl_checkvec3(L, 2)), 2);
+  return ikl_checkstatus(L, ik_node_set_local_position(n->at, ikl_checkvec3(L, 2)), 2);
 }
 
 /*** Sets the rotation relative to the parent.
@@ -192,7 +199,7 @@ static int node_set_local_position(lua_State *L) {
  * @tparam quat q */
 static int node_set_local_rotation(lua_State *L) {
   ikl_node *n = check_node(L, 1);
-  return ikl_checkstatus(L, ik_node_set_local_rotation(&n->node, ikl_checkrotation(L, 2)), 2);
+  return ikl_checkstatus(L, ik_node_set_local_rotation(n->at, ikl_checkrotation(L, 2)), 2);
 }
 
 /*** Hangs the node from a bone, another node, or nothing (nil). Its local transform
@@ -201,6 +208,7 @@ static int node_set_local_rotation(lua_State *L) {
  * @tparam ?ik.bone|ik.node parent */
 static int node_set_parent(lua_State *L) {
   ikl_node *n = check_node(L, 1);
+  if (n->view) return luaL_error(L, "the scene's objects are the host's: rig scripts cannot change their parents");
   lua_settop(L, 2);
   set_parent(L, 1, n, 2, 2);
   return 0;
@@ -209,6 +217,13 @@ static int node_set_parent(lua_State *L) {
 /*** Closes the node: later use raises.
  * @function close */
 static int node_close(lua_State *L) {
+  ikl_node *n = (ikl_node *)luaL_checkudata(L, 1, IKL_NODE);
+  if (n->view) return luaL_error(L, IKL_HOST_OBJECT);
+  n->closed = 1;
+  return 0;
+}
+
+static int node_gc(lua_State *L) {
   ((ikl_node *)luaL_checkudata(L, 1, IKL_NODE))->closed = 1;
   return 0;
 }
@@ -234,11 +249,11 @@ static int node_newindex(lua_State *L) {
 static int node_tostring(lua_State *L) {
   ikl_node *n = (ikl_node *)luaL_checkudata(L, 1, IKL_NODE);
   ik_vec3 p;
-  if (n->closed) {
+  if (*n->closed_at) {
     lua_pushliteral(L, "ik.node (closed)");
     return 1;
   }
-  ik_node_get_world(&n->node, &p, NULL);
+  ik_node_get_world(n->at, &p, NULL);
   lua_pushstring(L, "ik.node(");
   ikl_pushnumstr(L, (lua_Number)p.x);
   lua_pushstring(L, ", ");
@@ -263,8 +278,22 @@ static const luaL_Reg meth[] = {{"get_position", node_get_position},
                                 {NULL, NULL}};
 
 static const luaL_Reg metameth[] = {{"__index", node_index}, {"__newindex", node_newindex},
-                                    {"__tostring", node_tostring}, {"__gc", node_close},
+                                    {"__tostring", node_tostring}, {"__gc", node_gc},
                                     {"__close", node_close},       {NULL, NULL}};
+
+int ikl_node_view(lua_State *from, int idx, lua_State *to) {
+  ikl_node *h = (ikl_node *)luaL_testudata(from, idx, IKL_NODE), *n;
+  if (!h) return 0;
+  n = (ikl_node *)ikl_newuserdata(to, sizeof *n);
+  memset(n, 0, sizeof *n);
+  n->at = h->at;
+  n->closed_at = h->closed_at;
+  n->view = 1;
+  luaL_setmetatable(to, IKL_NODE);
+  lua_newtable(to);
+  ikl_setuservalue(to, -2);
+  return 1;
+}
 
 void ikl_open_node(lua_State *L) {
   ikl_createmeta(L, IKL_NODE, meth, metameth);

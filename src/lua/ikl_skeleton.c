@@ -16,9 +16,13 @@
 #define IKL_BONE "ik.bone"
 
 /* The userdata: this header, then the index maps, then the C skeleton's block. */
+/* A view of another state's skeleton (a rig script's of the host's) shares its maps and
+ * block, and reads its closed flag through closed_at. */
 typedef struct ikl_skeleton {
   int count;
   int closed;
+  int view;
+  const int *closed_at;
   int *to_internal; /* the user's order (as given) -> the skeleton's parents-first order */
   int *to_user;
   ik_skeleton *sk;
@@ -35,20 +39,20 @@ static size_t block_offset(int n) { return (maps_offset() + 2 * sizeof(int) * (s
 
 static ikl_skeleton *check_skeleton(lua_State *L, int arg) {
   ikl_skeleton *s = (ikl_skeleton *)luaL_checkudata(L, arg, IKL_SKELETON);
-  if (s->closed) luaL_error(L, "attempt to use a closed ik.skeleton");
+  if (*s->closed_at) luaL_error(L, "attempt to use a closed ik.skeleton");
   return s;
 }
 
 static ikl_bone *check_bone(lua_State *L, int arg) {
   ikl_bone *b = (ikl_bone *)luaL_checkudata(L, arg, IKL_BONE);
-  if (b->owner->closed) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
+  if (*b->owner->closed_at) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
   return b;
 }
 
 int ikl_tobone(lua_State *L, int idx, ik_skeleton **sk, int *bone) {
   ikl_bone *b = (ikl_bone *)luaL_testudata(L, idx, IKL_BONE);
   if (!b) return 0;
-  if (b->owner->closed) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
+  if (*b->owner->closed_at) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
   *sk = b->owner->sk;
   *bone = b->internal;
   return 1;
@@ -57,10 +61,10 @@ int ikl_tobone(lua_State *L, int idx, ik_skeleton **sk, int *bone) {
 int ikl_tobone_ref(lua_State *L, int idx, ik_skeleton **sk, int *bone, const int **closed) {
   ikl_bone *b = (ikl_bone *)luaL_testudata(L, idx, IKL_BONE);
   if (!b) return 0;
-  if (b->owner->closed) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
+  if (*b->owner->closed_at) luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
   *sk = b->owner->sk;
   *bone = b->internal;
-  *closed = &b->owner->closed;
+  *closed = b->owner->closed_at;
   return 1;
 }
 
@@ -180,6 +184,7 @@ static int skeleton_new(lua_State *L) {
   s = (ikl_skeleton *)ikl_newuserdata(L, size); /* 2 */
   memset(s, 0, sizeof *s);
   s->count = n;
+  s->closed_at = &s->closed;
   s->closed = 1; /* until built: a failed build leaves an unusable object to the GC */
   s->to_internal = (int *)(void *)((char *)s + maps_offset());
   s->to_user = s->to_internal + n;
@@ -304,6 +309,13 @@ static int skeleton_reset(lua_State *L) {
 /*** Closes the skeleton: its bones and itself raise on any later use.
  * @function close */
 static int skeleton_close(lua_State *L) {
+  ikl_skeleton *s = (ikl_skeleton *)luaL_checkudata(L, 1, IKL_SKELETON);
+  if (s->view) return luaL_error(L, IKL_HOST_OBJECT);
+  s->closed = 1;
+  return 0;
+}
+
+static int skeleton_gc(lua_State *L) {
   ((ikl_skeleton *)luaL_checkudata(L, 1, IKL_SKELETON))->closed = 1;
   return 0;
 }
@@ -324,7 +336,7 @@ static int skeleton_len(lua_State *L) {
 
 static int skeleton_tostring(lua_State *L) {
   ikl_skeleton *s = (ikl_skeleton *)luaL_checkudata(L, 1, IKL_SKELETON);
-  if (s->closed)
+  if (*s->closed_at)
     lua_pushliteral(L, "ik.skeleton (closed)");
   else
     lua_pushfstring(L, "ik.skeleton(%d bone%s)", s->count, s->count == 1 ? "" : "s");
@@ -459,7 +471,7 @@ static const luaL_Reg skeleton_meth[] = {{"bone", skeleton_bone},   {"bones", sk
                                          {NULL, NULL}};
 static const luaL_Reg skeleton_metameth[] = {{"__index", skeleton_index}, {"__len", skeleton_len},
                                              {"__tostring", skeleton_tostring},
-                                             {"__gc", skeleton_close},    {"__close", skeleton_close},
+                                             {"__gc", skeleton_gc},    {"__close", skeleton_close},
                                              {NULL, NULL}};
 static const luaL_Reg bone_meth[] = {{"get_position", bone_get_position},
                                      {"get_rotation", bone_get_rotation},
@@ -474,6 +486,75 @@ static const luaL_Reg bone_metameth[] = {{"__index", bone_index},
                                          {"__newindex", bone_newindex},
                                          {"__tostring", bone_tostring},
                                          {NULL, NULL}};
+
+/* A view in `to` of the skeleton at idx of `from`: the same maps and block, its names
+ * copied. Cached in to's registry by the skeleton's address. */
+static int push_skeleton_view(lua_State *from, int idx, lua_State *to) {
+  ikl_skeleton *h = (ikl_skeleton *)luaL_testudata(from, idx, IKL_SKELETON), *s;
+  int uv, i;
+  if (!h) return 0;
+  if (ikl_share_cached(to, h)) return 1;
+  s = (ikl_skeleton *)ikl_newuserdata(to, sizeof *s);
+  *s = *h;
+  s->view = 1;
+  s->closed = 0;
+  s->closed_at = h->closed_at;
+  luaL_setmetatable(to, IKL_SKELETON);
+  lua_createtable(to, h->count, 3);
+  uv = lua_gettop(to);
+  ikl_getuservalue(from, idx);
+  for (i = 1; i <= h->count; i++) {
+    size_t len;
+    const char *name;
+    lua_rawgeti(from, -1, i);
+    name = lua_tolstring(from, -1, &len);
+    lua_pushlstring(to, name ? name : "", name ? len : 0);
+    lua_pushvalue(to, -1);
+    lua_rawseti(to, uv, i);
+    lua_pop(from, 1);
+    lua_getfield(to, uv, "by_name");
+    if (lua_isnil(to, -1)) {
+      lua_pop(to, 1);
+      lua_newtable(to);
+      lua_pushvalue(to, -1);
+      lua_setfield(to, uv, "by_name");
+    }
+    lua_insert(to, -2);
+    lua_pushinteger(to, i);
+    lua_rawset(to, -3);
+    lua_pop(to, 1);
+  }
+  lua_pop(from, 1);
+  if (h->count == 0) {
+    lua_newtable(to);
+    lua_setfield(to, uv, "by_name");
+  }
+  lua_newtable(to);
+  lua_setfield(to, uv, "bones");
+  lua_pushvalue(to, -2);
+  lua_setfield(to, uv, "skeleton");
+  ikl_setuservalue(to, -2);
+  ikl_share_cache(to, h);
+  return 1;
+}
+
+int ikl_skeleton_view(lua_State *from, int idx, lua_State *to) {
+  ikl_bone *b;
+  int uv;
+  if (push_skeleton_view(from, idx, to)) return 1;
+  b = (ikl_bone *)luaL_testudata(from, idx, IKL_BONE);
+  if (!b) return 0;
+  ikl_getuservalue(from, idx);
+  lua_getfield(from, -1, "skeleton");
+  push_skeleton_view(from, lua_gettop(from), to);
+  lua_pop(from, 2);
+  ikl_getuservalue(to, -1);
+  uv = lua_gettop(to);
+  push_bone(to, uv, (ikl_skeleton *)lua_touserdata(to, uv - 1), b->user);
+  lua_replace(to, uv - 1);
+  lua_settop(to, uv - 1);
+  return 1;
+}
 
 void ikl_open_skeleton(lua_State *L) {
   ikl_createmeta(L, IKL_SKELETON, skeleton_meth, skeleton_metameth);

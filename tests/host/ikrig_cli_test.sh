@@ -24,10 +24,10 @@ fi
 # ik.runtime: where ikrig looks (IKRIG_LUA_PATH, then the source tree, the cwd here)
 found=""
 for d in $(echo "${IKRIG_LUA_PATH:-}" | tr ';' ' ') lua; do
-  [ -f "$d/ik/runtime.lua" ] && found=1
+  [ -f "$d/ik/runtime/init.lua" ] && found=1
 done
 if [ -z "$found" ]; then
-  echo "ikrig_cli: ik.runtime (lua/ik/runtime.lua) is not there: skipped"
+  echo "ikrig_cli: ik.runtime (lua/ik/runtime/init.lua) is not there: skipped"
   exit 77
 fi
 
@@ -288,7 +288,7 @@ if [ "$rc" -eq 1 ] && contains "$tmp/out" "good.lua: 20 frames" && contains "$tm
   fail "memory bomb: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
 run run "$tmp/leak.lua" "$tmp/good.lua" --frames 20 --memory-limit 32
-if [ "$rc" -eq 1 ] && contains "$tmp/err" "leak.lua: not enough memory" && contains "$tmp/out" "good.lua: 20 frames"; then ok; else
+if [ "$rc" -eq 1 ] && contains "$tmp/err" "leak.lua: memory limit exceeded (8388608 bytes)" && contains "$tmp/out" "good.lua: 20 frames"; then ok; else
   fail "memory leak past the cap: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
 run run "$tmp/sandbox.lua" --frames 2 --out "$tmp/s.jsonl"

@@ -49,8 +49,8 @@ fail() {
 # fails; none: harmless) | the message after "FILE:" ("" for none) | the fault. The
 # fault is the body of update(dt), on line 2 of the script, or with "top:" its top level
 # (line 1), or with "file:" the whole file (\n for new lines). The runs have
-# --memory-limit 32: a call may grow the heap by a quarter of it (8388608 bytes), the
-# allocator holds the state to 32 MB; and the default budget, 1e7 instructions.
+# --memory-limit 32: each script's own state may hold a quarter of it (8388608 bytes) over
+# its lifetime; and the default budget, 1e7 instructions.
 FAULTS=$(cat <<'EOF'
 syntax error|error|3: unexpected symbol near 'end'|file:function update(dt)\n  local x = 1 +\nend
 runtime error in update|paused|2: boom|error('boom')
@@ -59,10 +59,10 @@ no update|error| the script defines no function update(dt)|file:local x = 1
 infinite loop in update|paused|2: instruction budget exceeded (10000000)|while true do end
 infinite loop in the top level|error|1: instruction budget exceeded (10000000)|top:while true do end
 infinite loop under pcall|paused|2: instruction budget exceeded (10000000)|while true do pcall(function() while true do end end) end
-deep recursion|paused|1: memory limit exceeded (8388608 bytes)|file:local function f(n) return 1 + f(n + 1) end\nfunction update() f(1) end
+deep recursion|paused| memory limit exceeded (8388608 bytes)|file:local function f(n) return 1 + f(n + 1) end\nfunction update() f(1) end
 deep recursion through a metamethod|paused|2: C stack overflow|local t = setmetatable({}, {}); getmetatable(t).__index = function(s, k) return s[k] end; return t.x
-memory bomb|paused|2: memory limit exceeded (8388608 bytes)|local t = {} for i = 1, 1e9 do t[i] = { i } end
-a slow leak up to the state's cap|paused| not enough memory|state.h = state.h or {}; state.h[#state.h + 1] = string.rep('y', 4 << 20) .. #state.h
+memory bomb|paused| memory limit exceeded (8388608 bytes)|local t = {} for i = 1, 1e9 do t[i] = { i } end
+a slow leak up to the script's memory limit|paused| memory limit exceeded (8388608 bytes)|state.h = state.h or {}; state.h[#state.h + 1] = string.rep('y', 4 << 20) .. #state.h
 string.rep of a huge string|paused|2: memory limit exceeded (8388608 bytes)|state.s = string.rep('x', 2^40)
 coroutine that never ends|paused|2: instruction budget exceeded (10000000)|coroutine.wrap(function() while true do end end)()
 os.execute|paused|2: attempt to call a nil value (field 'execute')|os.execute('true')
@@ -84,7 +84,7 @@ a script that requires itself|error|1: loop or previous error loading module 'fa
 yield across the top level|error|1: attempt to yield from outside a coroutine|top:coroutine.yield()
 setmetatable(_G)|paused|2: no global nothing|file:setmetatable(_G, { __index = function(_, k) error('no global ' .. k, 2) end })\nfunction update() return nothing end
 scene rebound|none||scene = nil
-setmetatable on the scene|paused|2: setmetatable: the scene's metatable is the host's|setmetatable(scene, {})
+setmetatable on the scene|paused|2: cannot change a protected metatable|setmetatable(scene, {})
 scene.report replaced|none||scene = setmetatable({ report = function() end }, { __index = scene })
 ik functions replaced for the others|none||ik.chain = nil; ik.vec3 = nil; require('ik').quat = nil; string.format = nil
 the host's skeleton closed|paused|2: the scene's objects are the host's: rig scripts cannot close them|scene.skeletons.walker:close()
