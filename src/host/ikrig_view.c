@@ -62,6 +62,7 @@
  * message's worth, and room for the pongs civetweb answers pings with. */
 #define MAX_PENDING (MAX_MESSAGE + (1 << 20))
 #define GUARD_TICK_NS 2000000L
+#define SEND_BUFFER (64 * 1024) /* the kernel's send buffer of a WebSocket (it doubles it) */
 
 /* ---- the scene wrapper (Lua) ---- */
 
@@ -384,7 +385,7 @@ static void *writer_main(void *arg) {
   while (!c->closing) {
     blob **slot = c->scene ? &c->scene : c->scripts ? &c->scripts : c->frame ? &c->frame : NULL;
     blob *b;
-    int r;
+    int r, whole;
     if (!slot || c->failed) {
       pthread_cond_wait(&c->wake, &s->lock);
       continue;
@@ -393,9 +394,10 @@ static void *writer_main(void *arg) {
     *slot = NULL;
     pthread_mutex_unlock(&s->lock);
     r = mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_TEXT, b->text, b->len);
+    whole = r >= 0 && (size_t)r == b->len;
     pthread_mutex_lock(&s->lock);
     blob_unref(b);
-    if (r <= 0) {
+    if (!whole) {
       /* gone, or stuck past request_timeout_ms: the frame is cut short, so is the connection */
       c->failed = 1;
       cut(c);
@@ -494,6 +496,11 @@ static void ws_ready(struct mg_connection *conn, void *ud) {
   c->conn = conn;
   c->fd = find_socket(mg_get_request_info(conn));
   c->rx_mark = rx_bytes(c->fd);
+  if (c->fd >= 0) {
+    /* frames wait here, where the newest replaces the rest, rather than in the kernel */
+    int sndbuf = SEND_BUFFER;
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+  }
   pthread_cond_init(&c->wake, NULL);
   pthread_mutex_lock(&s->lock);
   if (pthread_create(&c->writer, NULL, writer_main, c) != 0) {

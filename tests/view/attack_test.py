@@ -176,12 +176,12 @@ def client_frame(opcode, payload, fin=True, declared=None, zero_mask=False):
 class Messages:
     """The server's frames on a socket, one message at a time (it sends them whole)."""
 
-    def __init__(self, s, rest=b""):
-        self.s, self.buf, self.bytes = s, bytearray(rest), len(rest)
+    def __init__(self, s, rest=b"", exact=False):
+        self.s, self.buf, self.bytes, self.exact = s, bytearray(rest), len(rest), exact
 
     def _need(self, n):
         while len(self.buf) < n:
-            d = self.s.recv(1 << 16)
+            d = self.s.recv(n - len(self.buf) if self.exact else 1 << 16)  # exact: no backlog here
             if not d:
                 raise EOFError
             self.bytes += len(d)
@@ -337,10 +337,45 @@ def stuck_clients(view):
     check(f"{len(stuck)} clients that never read: the reading client's frames a second {alone:.1f} -> {beside:.1f} "
           f"over {STUCK_SPAN:.0f} s (ratio {ratio:.2f}, at least 0.9; slowest second {worst:.0f})",
           len(stuck) == STUCK and alone > 10 and ratio >= 0.9)
-    # one more drop of a stuck client: the loop goes on
     for s in stuck:
         s.close()
+    slow_client(view, good)
     return good
+
+
+def frame_number(payload):
+    m = re.search(rb'"pose":\{"frame":(-?\d+)', payload)
+    return int(m.group(1)) if m else None
+
+
+def slow_client(view, good):
+    """A client that reads a message every 0.1 s (a sixth of the frame rate): the frames it
+    gets keep up with ikrig's, the ones it could not take dropped, not queued."""
+    st, s, rest, _ = ws_open(view.port, rcvbuf=4096)
+    if not s:
+        check(f"a slow client connects (HTTP {st})", False)
+        return
+    m, seen = Messages(s, rest, exact=True), []
+    s.settimeout(2)
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() < t0 + 5:
+            time.sleep(0.1)
+            op, payload = m.next()
+            n = frame_number(payload)
+            with good.lock:
+                newest = frame_number(good.last) if good.last else None
+            if n is not None and newest is not None and time.monotonic() > t0 + 1.5:
+                seen.append((n, newest))
+    except (EOFError, OSError):
+        pass
+    s.close()
+    ok = len(seen) >= 20
+    own = (seen[-1][0] - seen[0][0]) if ok else 0
+    ikrigs = (seen[-1][1] - seen[0][1]) if ok else 0
+    lag = max(g - n for n, g in seen) if ok else None
+    check(f"a client reading 10 messages a second: the frames it gets advance {own} while ikrig's advance {ikrigs} "
+          f"(at least 60%; {len(seen)} read; at most {lag} frames behind)", ok and own >= 0.6 * ikrigs > 0, seen[-5:])
 
 
 def connection_cap(view, good):
