@@ -58,7 +58,7 @@ class View:
             for line in self.proc.stdout:
                 text = line.decode("utf-8", "replace")
                 self.out.append(text)
-                m = re.search(r"view at http://127\.0\.0\.1:(\d+)/", text)
+                m = re.search(r"view at http://[0-9.]+:(\d+)/", text)
                 if m and self.port is None:
                     self.port = int(m.group(1))
                     got.set()
@@ -122,9 +122,9 @@ def read_body(s, rest, limit=65536):
     return body.decode("utf-8", "replace")
 
 
-def http_get(port, host, path="/"):
+def http_get(port, host, path="/", to=LOOPBACK):
     """(status, body) of a GET with this Host header (None: none sent, HTTP/1.0)."""
-    with socket.create_connection((LOOPBACK, port), timeout=5) as s:
+    with socket.create_connection((to, port), timeout=5) as s:
         if host is None:
             s.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
         else:
@@ -133,17 +133,17 @@ def http_get(port, host, path="/"):
         return status, read_body(s, rest, 4 << 20)
 
 
-def ws_open(port, host=None, origin="", rcvbuf=None):
+def ws_open(port, host=None, origin="", rcvbuf=None, to=LOOPBACK):
     """A WebSocket upgrade: (status, socket, bytes after the head, body when refused).
     origin "" means the page's own (http://HOST), None none at all."""
-    host = host or f"{LOOPBACK}:{port}"
+    host = host or f"{to}:{port}"
     if origin == "":
         origin = f"http://{host}"
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     s.settimeout(5)
-    s.connect((LOOPBACK, port))
+    s.connect((to, port))
     key = base64.b64encode(os.urandom(16)).decode()
     req = (f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n")
@@ -310,6 +310,27 @@ def names_and_origins(view):
         if s:
             s.close()
         check(f"the page's own origin http://{host} gets its WebSocket (HTTP {st})", st == 101)
+
+
+def host_name(tmp):
+    """--host: its name is the page's too; other names are still refused."""
+    other = "127.0.0.2"  # loopback still, bound by name
+    view = View([os.path.join(tmp, "walker.lua"), "--host", other], tmp)
+    try:
+        p = view.port
+        st, _ = http_get(p, f"{other}:{p}", to=other)
+        st2, s, _, _ = ws_open(p, to=other)
+        if s:
+            s.close()
+        st3, _ = http_get(p, f"evil.example:{p}", to=other)
+        st4, s, _, _ = ws_open(p, origin="http://evil.example", to=other)
+        if s:
+            s.close()
+        check(f"with --host {other}: Host {other}:{p} served ({st}), its origin's WebSocket opened ({st2}); "
+              f"Host evil.example refused ({st3}), Origin evil.example refused ({st4})",
+              (st, st2, st3, st4) == (200, 101, 421, 403))
+    finally:
+        view.stop()
 
 
 def stuck_clients(view):
@@ -560,6 +581,7 @@ def main():
         code = view.stop()
         check(f"ikrig view stops cleanly on SIGTERM (exit {code})", code == 0, "".join(view.out)[-2000:])
     try:
+        host_name(tmp)
         error_text(tmp)
     except Exception:
         import traceback
