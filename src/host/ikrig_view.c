@@ -5,16 +5,22 @@
  * requests, serves the page's files and speaks the WebSocket protocol, on its own worker
  * threads. Only this file's main loop touches the runtime and its Lua state: the
  * handlers queue what the page sends (text, at most MAX_MESSAGE bytes) under a mutex, and
- * the loop parses it (cJSON) between frames. The loop also does every write to the
- * pages, holding the clients' mutex; civetweb's close handler takes the same mutex to
- * take its connection off the list, so no write goes to a connection that is gone.
+ * the loop parses it (cJSON) between frames. The loop writes to no socket: it hands each
+ * client the newest messages, and the client's own writer thread sends them, so a client
+ * that does not read loses frames and stalls nothing else. What the server lets in (peer,
+ * Host, Origin, how many, how big) is in docs/live-view-security.md.
  *
  * Messages to the page (text frames, JSON):
  *   {"type":"scene", "name":..., "transforms":[{"owner","name","parent","role","trail"}],
- *    "ground":{"vertices":[x,y,z,...],"triangles":[i,j,k,...]} | null,
- *    "scripts":[{"path","status","error"}]}        on connecting, and when the set of
+ *    "ground":{"vertices":[x,y,z,...],"triangles":[i,j,k,...]} | null}
+ *                                                     on connecting, and when the set of
  *                                                     transforms changes
- *   {"type":"frame", "paused":b, "speed":s, "pose":<one line of ikrig_pose_write_json>}
+ *   {"type":"scripts", "scripts":[{"path","status","error"}]}
+ *                                                     on connecting, and when a script's
+ *                                                     status or error changes
+ *   {"type":"frame", "paused":b, "speed":s, "updated":b,
+ *    "pose":<one line of ikrig_pose_write_json>}     the events only in updated frames
+ * Error texts longer than MAX_ERROR_TEXT bytes are cut, with a note of their length.
  * Messages from the page:
  *   {"type":"move","node":name,"position":[x,y,z]}   node:set_position, and the node
  *                                                     stays there (pinned) until
@@ -27,11 +33,16 @@
 #include <arpa/inet.h>
 #include <civetweb.h>
 #include <cJSON.h>
-#include <errno.h>
+#include <dirent.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "lauxlib.h"
@@ -41,9 +52,17 @@
 #define IKRIG_VIEW_SOURCE_DIR "view"
 #endif
 
-#define MAX_MESSAGE 4096
+#define MAX_MESSAGE 4096 /* a message from the page: its moves are under 200 bytes */
 #define MAX_QUEUE 256
-#define MAX_CLIENTS 200
+#define MAX_CLIENTS 16   /* open WebSockets; each holds one of civetweb's workers */
+#define NUM_THREADS "40" /* MAX_CLIENTS, and 24 left for the page's requests */
+#define MAX_ERROR_TEXT 4096
+#define CLIP_SIZE (MAX_ERROR_TEXT + 64) /* and the note of the length */
+/* Bytes a client may have sent past its last whole frame before the guard cuts it: a
+ * message's worth, and room for the pongs civetweb answers pings with. */
+#define MAX_PENDING (MAX_MESSAGE + (1 << 20))
+#define GUARD_TICK_NS 2000000L
+#define SEND_BUFFER (64 * 1024) /* the kernel's send buffer of a WebSocket (it doubles it) */
 
 /* ---- the scene wrapper (Lua) ---- */
 
@@ -132,7 +151,7 @@ static int push_view_fn(lua_State *L, const char *fname) {
   return 1;
 }
 
-/* ---- the peer check ---- */
+/* ---- who may connect: the peer, the Host it names, the Origin of an upgrade ---- */
 
 int ikrig_view_peer_allowed(const char *addr, int host_given) {
   struct in_addr a4;
@@ -149,87 +168,432 @@ int ikrig_view_peer_allowed(const char *addr, int host_given) {
   return 0;
 }
 
+static int is_wildcard(const char *host) {
+  return host && (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0 || strcmp(host, "[::]") == 0);
+}
+
+/* Whether name[0..n) is a numeric address, "1.2.3.4" or "[::1]": no DNS name, so no
+ * rebinding through it. */
+static int is_ip_literal(const char *name, size_t n) {
+  char buf[64];
+  unsigned char a[16];
+  if (n < 2 || n >= sizeof buf) return 0;
+  if (name[0] == '[') {
+    if (name[n - 1] != ']') return 0;
+    memcpy(buf, name + 1, n - 2);
+    buf[n - 2] = '\0';
+    return inet_pton(AF_INET6, buf, a) == 1;
+  }
+  memcpy(buf, name, n);
+  buf[n] = '\0';
+  return inet_pton(AF_INET, buf, a) == 1;
+}
+
+static int name_is(const char *name, size_t n, const char *want) {
+  return strlen(want) == n && strncasecmp(name, want, n) == 0;
+}
+
+int ikrig_view_host_allowed(const char *value, const char *host, int port) {
+  const char *end, *colon;
+  size_t n;
+  if (!value || !*value) return 0;
+  if (value[0] == '[') {
+    if (!(end = strchr(value, ']'))) return 0;
+    end++;
+  } else {
+    end = value + strcspn(value, ":");
+  }
+  n = (size_t)(end - value);
+  colon = end;
+  if (*colon == '\0') {
+    if (port != 80) return 0;
+  } else {
+    char *stop;
+    long p;
+    if (*colon != ':' || !(colon[1] >= '0' && colon[1] <= '9')) return 0;
+    p = strtol(colon + 1, &stop, 10);
+    if (*stop != '\0' || p != port) return 0;
+  }
+  if (name_is(value, n, "127.0.0.1") || name_is(value, n, "localhost") || name_is(value, n, "[::1]"))
+    return 1;
+  if (host && !is_wildcard(host)) {
+    if (strchr(host, ':') && host[0] != '[')
+      return n == strlen(host) + 2 && value[0] == '[' && strncasecmp(value + 1, host, n - 2) == 0;
+    return name_is(value, n, host);
+  }
+  /* bound to every address: the machine's own numbers are its names */
+  return is_wildcard(host) && is_ip_literal(value, n);
+}
+
+int ikrig_view_origin_allowed(const char *origin, const char *host, int port) {
+  if (!origin || strncasecmp(origin, "http://", 7) != 0) return 0;
+  return ikrig_view_host_allowed(origin + 7, host, port);
+}
+
 /* ---- the server's state, shared with civetweb's threads ---- */
 
+/* A message to the pages, shared by every client it goes to; refs under the server's lock. */
+typedef struct blob {
+  int refs;
+  size_t len;
+  char text[];
+} blob;
+
+typedef struct server server;
+
+/* One open WebSocket: its writer thread sends the newest of each kind of message (the
+ * scene, the scripts, a frame) that it has not sent yet; the frame loop only replaces
+ * them, so a client that does not read loses frames and holds up no one. */
 typedef struct client {
+  server *s;
   struct mg_connection *conn;
-  int has_scene; /* the scene message went out */
+  pthread_t writer;
+  pthread_cond_t wake;
+  blob *scene, *scripts, *frame; /* not sent yet */
+  int closing, failed, cut;
+  int fd;                    /* the connection's socket, -1 when not found */
+  long long rx_mark;         /* bytes received that were whole frames (or before the upgrade) */
+  char message[MAX_MESSAGE]; /* a fragmented message so far */
+  size_t message_len;
+  int in_message, message_text;
 } client;
 
-typedef struct server {
+struct server {
   struct mg_context *ctx;
-  int host_given;
+  const char *host; /* --host, or NULL */
+  int port;
   char three_dir[1100];
-  pthread_mutex_t lock; /* clients and queue */
-  client clients[MAX_CLIENTS];
+  pthread_mutex_t lock; /* everything below */
+  client *clients[MAX_CLIENTS];
   int n_clients;
+  int reserved; /* upgrades between begin_request and end_request */
   char *queue[MAX_QUEUE];
   int n_queue;
-  long refused; /* connections refused by the peer check */
-} server;
+  blob *scene, *scripts; /* the newest, for clients that join */
+  int guard_stop;
+  pthread_t guard;
+  pthread_cond_t guard_wake; /* a client came, or the guard is to stop */
+};
+
+static blob *blob_of(const char *text, size_t len) {
+  blob *b = (blob *)malloc(sizeof *b + len + 1);
+  if (!b) return NULL;
+  b->refs = 1;
+  b->len = len;
+  memcpy(b->text, text, len);
+  b->text[len] = '\0';
+  return b;
+}
+
+static blob *blob_ref(blob *b) {
+  if (b) b->refs++;
+  return b;
+}
+
+static void blob_unref(blob *b) {
+  if (b && --b->refs == 0) free(b);
+}
+
+/* Puts b in *slot, in place of what was there and not sent. */
+static void blob_set(blob **slot, blob *b) {
+  blob_unref(*slot);
+  *slot = blob_ref(b);
+}
+
+/* Bytes the kernel has received on fd (Linux's TCP_INFO), or -1. */
+static long long rx_bytes(int fd) {
+  struct tcp_info ti;
+  socklen_t n = sizeof ti;
+  memset(&ti, 0, sizeof ti);
+  if (fd < 0 || getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &n) != 0 ||
+      n < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof ti.tcpi_bytes_received)
+    return -1;
+  return (long long)ti.tcpi_bytes_received;
+}
+
+static int port_of(const struct sockaddr_storage *a) {
+  if (a->ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)a)->sin_port);
+  if (a->ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+  return -1;
+}
+
+/* The socket of the connection ri describes, found by its two ends (civetweb has no call
+ * for it): the guard reads what the kernel received on it, and cuts it. */
+static int find_socket(const struct mg_request_info *ri) {
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  int found = -1;
+  if (!d) return -1;
+  while (found < 0 && (e = readdir(d)) != NULL) {
+    struct sockaddr_storage peer, self;
+    socklen_t pn = sizeof peer, sn = sizeof self;
+    char addr[INET6_ADDRSTRLEN];
+    const void *raw;
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d)) continue;
+    if (getpeername(fd, (struct sockaddr *)&peer, &pn) != 0 ||
+        getsockname(fd, (struct sockaddr *)&self, &sn) != 0)
+      continue;
+    if (port_of(&peer) != ri->remote_port || port_of(&self) != ri->server_port) continue;
+    raw = peer.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&peer)->sin_addr
+                                    : (const void *)&((struct sockaddr_in6 *)&peer)->sin6_addr;
+    if (inet_ntop(peer.ss_family, raw, addr, sizeof addr) && strcmp(addr, ri->remote_addr) == 0) found = fd;
+  }
+  closedir(d);
+  return found;
+}
+
+/* Ends a connection civetweb is reading: its read fails, it closes and calls ws_close. */
+static void cut(client *c) {
+  if (c->fd >= 0 && !c->cut) shutdown(c->fd, SHUT_RDWR);
+  c->cut = 1;
+}
+
+/* The guard: civetweb reads a frame whole before its data handler sees it, so a client
+ * whose unfinished frame passes the cap is cut here, from the bytes the kernel counted. */
+static void *guard_main(void *arg) {
+  server *s = (server *)arg;
+  const struct timespec tick = {0, GUARD_TICK_NS};
+  pthread_mutex_lock(&s->lock);
+  while (!s->guard_stop) {
+    int i;
+    if (s->n_clients == 0) {
+      pthread_cond_wait(&s->guard_wake, &s->lock);
+      continue;
+    }
+    for (i = 0; i < s->n_clients; i++) {
+      client *c = s->clients[i];
+      long long rx = rx_bytes(c->fd);
+      if (rx >= 0 && !c->cut && rx - c->rx_mark > MAX_PENDING) {
+        fprintf(stderr, "ikrig: view: a client sent over %d bytes in one message: disconnected\n",
+                MAX_MESSAGE);
+        cut(c);
+      }
+    }
+    pthread_mutex_unlock(&s->lock);
+    nanosleep(&tick, NULL);
+    pthread_mutex_lock(&s->lock);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+static void *writer_main(void *arg) {
+  client *c = (client *)arg;
+  server *s = c->s;
+  pthread_mutex_lock(&s->lock);
+  while (!c->closing) {
+    blob **slot = c->scene ? &c->scene : c->scripts ? &c->scripts : c->frame ? &c->frame : NULL;
+    blob *b;
+    int r, whole;
+    if (!slot || c->failed) {
+      pthread_cond_wait(&c->wake, &s->lock);
+      continue;
+    }
+    b = *slot;
+    *slot = NULL;
+    pthread_mutex_unlock(&s->lock);
+    r = mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_TEXT, b->text, b->len);
+    whole = r >= 0 && (size_t)r == b->len;
+    pthread_mutex_lock(&s->lock);
+    blob_unref(b);
+    if (!whole) {
+      /* gone, or stuck past request_timeout_ms: the frame is cut short, so is the connection */
+      c->failed = 1;
+      cut(c);
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+/* Answers status with a plain-text reason, what (a format taking one %s: value, made
+ * printable and short). Written by hand: civetweb 1.15's mg_send_http_error writes no
+ * status line on a request that asks for a WebSocket. */
+static int refuse(struct mg_connection *conn, int status, const char *what, const char *value) {
+  char shown[121], body[600];
+  const char *reason = status == 403   ? "Forbidden"
+                       : status == 421 ? "Misdirected Request"
+                                       : "Service Unavailable";
+  size_t i;
+  int n;
+  for (i = 0; value && value[i] && i + 1 < sizeof shown; i++)
+    shown[i] = value[i] >= 32 && value[i] < 127 ? value[i] : '?';
+  shown[i] = '\0';
+  n = snprintf(body, sizeof body, what, value ? shown : "(none)");
+  if (n < 0 || (size_t)n >= sizeof body - 1) n = (int)strlen(body);
+  body[n++] = '\n';
+  mg_printf(conn,
+            "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\n"
+            "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+            status, reason, n);
+  mg_write(conn, body, (size_t)n);
+  return status;
+}
+
+/* A WebSocket upgrade, or a request to the WebSocket's path (civetweb's handler takes
+ * /ws and /ws/...): the Origin is checked and a slot reserved for it. */
+static int is_upgrade(const struct mg_connection *conn, const struct mg_request_info *ri) {
+  return mg_get_header(conn, "Upgrade") != NULL ||
+         (strncmp(ri->local_uri, "/ws", 3) == 0 && (ri->local_uri[3] == '\0' || ri->local_uri[3] == '/'));
+}
 
 static int begin_request(struct mg_connection *conn) {
   server *s = (server *)mg_get_user_data(mg_get_context(conn));
   const struct mg_request_info *ri = mg_get_request_info(conn);
-  if (ikrig_view_peer_allowed(ri->remote_addr, s->host_given)) return 0;
+  const char *origin;
+  int full;
+  if (!ikrig_view_peer_allowed(ri->remote_addr, s->host != NULL))
+    return refuse(conn, 403,
+                  "ikrig view: only loopback clients (start it with --host to allow others); not %s",
+                  ri->remote_addr);
+  if (!ikrig_view_host_allowed(mg_get_header(conn, "Host"), s->host, s->port))
+    return refuse(
+        conn, 421,
+        "ikrig view: Host %s is not a name of this server (127.0.0.1, localhost or the --host name, "
+        "with its port)",
+        mg_get_header(conn, "Host"));
+  if (!is_upgrade(conn, ri)) return 0;
+  origin = mg_get_header(conn, "Origin");
+  if (!ikrig_view_origin_allowed(origin, s->host, s->port))
+    return refuse(conn, 403, "ikrig view: a WebSocket from origin %s: only the page's own origin may connect",
+                  origin);
   pthread_mutex_lock(&s->lock);
-  s->refused++;
+  full = s->reserved >= MAX_CLIENTS;
+  if (!full) s->reserved++;
   pthread_mutex_unlock(&s->lock);
-  mg_send_http_error(conn, 403, "%s", "ikrig view: only loopback clients (start it with --host to allow others)");
-  return 1;
+  if (full) {
+    char why[160];
+    snprintf(why, sizeof why,
+             "ikrig view: %d live views are open, the most it serves at once; close one and reload",
+             MAX_CLIENTS);
+    return refuse(conn, 503, "%s", why);
+  }
+  mg_set_user_connection_data(conn, &s->reserved); /* end_request gives the slot back */
+  return 0;
+}
+
+static void end_request(const struct mg_connection *conn, int status) {
+  server *s = (server *)mg_get_user_data(mg_get_context(conn));
+  (void)status;
+  if (mg_get_user_connection_data(conn) == NULL) return;
+  pthread_mutex_lock(&s->lock);
+  s->reserved--;
+  pthread_mutex_unlock(&s->lock);
+  mg_set_user_connection_data(conn, NULL);
 }
 
 static int ws_connect(const struct mg_connection *conn, void *ud) {
-  server *s = (server *)ud;
-  const struct mg_request_info *ri = mg_get_request_info(conn);
-  int full;
-  if (!ikrig_view_peer_allowed(ri->remote_addr, s->host_given)) return 1;
-  pthread_mutex_lock(&s->lock);
-  full = s->n_clients >= MAX_CLIENTS;
-  pthread_mutex_unlock(&s->lock);
-  return full;
+  /* begin_request let it this far only with a slot reserved */
+  return mg_get_user_connection_data(conn) == NULL || ud == NULL;
 }
 
 static void ws_ready(struct mg_connection *conn, void *ud) {
   server *s = (server *)ud;
-  pthread_mutex_lock(&s->lock);
-  if (s->n_clients < MAX_CLIENTS) {
-    s->clients[s->n_clients].conn = conn;
-    s->clients[s->n_clients].has_scene = 0;
-    s->n_clients++;
+  client *c = (client *)calloc(1, sizeof *c);
+  if (!c) return;
+  c->s = s;
+  c->conn = conn;
+  c->fd = find_socket(mg_get_request_info(conn));
+  c->rx_mark = rx_bytes(c->fd);
+  if (c->fd >= 0) {
+    /* frames wait here, where the newest replaces the rest, rather than in the kernel */
+    int sndbuf = SEND_BUFFER;
+    setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
   }
+  pthread_cond_init(&c->wake, NULL);
+  pthread_mutex_lock(&s->lock);
+  if (pthread_create(&c->writer, NULL, writer_main, c) != 0) {
+    pthread_mutex_unlock(&s->lock);
+    pthread_cond_destroy(&c->wake);
+    free(c);
+    return;
+  }
+  blob_set(&c->scene, s->scene);
+  blob_set(&c->scripts, s->scripts);
+  s->clients[s->n_clients++] = c; /* n_clients <= reserved <= MAX_CLIENTS */
+  mg_set_user_connection_data(conn, c);
+  pthread_cond_signal(&c->wake);
+  pthread_cond_signal(&s->guard_wake);
   pthread_mutex_unlock(&s->lock);
 }
 
+/* The bytes a client frame of len bytes took on the wire (masked, as clients send them). */
+static long long frame_bytes(size_t len) {
+  return (long long)len + 6 + (len >= 126 ? 2 : 0) + (len >= 65536 ? 6 : 0);
+}
+
+static void queue_message(server *s, const char *text, size_t len) {
+  char *m;
+  if (len == 0 || s->n_queue >= MAX_QUEUE || !(m = (char *)malloc(len + 1))) return;
+  memcpy(m, text, len);
+  m[len] = '\0';
+  s->queue[s->n_queue++] = m;
+}
+
+/* Returns 0 (civetweb closes) after a close frame, a message over MAX_MESSAGE, or
+ * continuation frames out of order. */
 static int ws_data(struct mg_connection *conn, int bits, char *data, size_t len, void *ud) {
   server *s = (server *)ud;
-  int opcode = bits & 0x0f;
-  (void)conn;
-  if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) return 0;
-  if (opcode != MG_WEBSOCKET_OPCODE_TEXT || len == 0 || len > MAX_MESSAGE) return 1; /* ignored */
+  client *c = (client *)mg_get_user_connection_data(conn);
+  int opcode = bits & 0x0f, fin = (bits & 0x80) != 0, keep = 1;
+  if (!c || (void *)c == (void *)&s->reserved) return 0;
   pthread_mutex_lock(&s->lock);
-  if (s->n_queue < MAX_QUEUE) {
-    char *m = (char *)malloc(len + 1);
-    if (m) {
-      memcpy(m, data, len);
-      m[len] = '\0';
-      s->queue[s->n_queue++] = m;
+  {
+    long long rx = rx_bytes(c->fd);
+    c->rx_mark += frame_bytes(len);
+    if (rx >= 0 && c->rx_mark > rx) c->rx_mark = rx;
+  }
+  if (opcode == MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) {
+    keep = 0;
+  } else if (opcode == MG_WEBSOCKET_OPCODE_TEXT || opcode == MG_WEBSOCKET_OPCODE_BINARY ||
+             opcode == MG_WEBSOCKET_OPCODE_CONTINUATION) {
+    int first = opcode != MG_WEBSOCKET_OPCODE_CONTINUATION;
+    /* a new message inside one, a continuation of none, or past the cap */
+    if (first == c->in_message || (first ? 0 : c->message_len) + len > MAX_MESSAGE) {
+      keep = 0;
+    } else {
+      if (first) {
+        c->message_len = 0;
+        c->message_text = opcode == MG_WEBSOCKET_OPCODE_TEXT;
+      }
+      memcpy(c->message + c->message_len, data, len);
+      c->message_len += len;
+      c->in_message = !fin;
+      if (fin && c->message_text) queue_message(s, c->message, c->message_len);
     }
   }
   pthread_mutex_unlock(&s->lock);
-  return 1;
+  if (!keep && opcode != MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) {
+    static const char too_big[] = "\x03\xf1message too big or out of order";
+    mg_websocket_write(conn, MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE, too_big, sizeof too_big - 1);
+  }
+  return keep;
 }
 
 static void ws_close(const struct mg_connection *conn, void *ud) {
   server *s = (server *)ud;
+  client *c = (client *)mg_get_user_connection_data(conn);
   int i;
+  if (!c || (void *)c == (void *)&s->reserved) return;
   pthread_mutex_lock(&s->lock);
   for (i = 0; i < s->n_clients; i++)
-    if (s->clients[i].conn == conn) {
+    if (s->clients[i] == c) {
       s->clients[i] = s->clients[--s->n_clients];
       break;
     }
+  c->closing = 1;
+  pthread_cond_signal(&c->wake);
   pthread_mutex_unlock(&s->lock);
+  pthread_join(c->writer, NULL);
+  pthread_mutex_lock(&s->lock);
+  blob_unref(c->scene);
+  blob_unref(c->scripts);
+  blob_unref(c->frame);
+  pthread_mutex_unlock(&s->lock);
+  pthread_cond_destroy(&c->wake);
+  free(c);
+  mg_set_user_connection_data(conn, &s->reserved); /* still reserved: end_request frees it */
 }
 
 /* /three/...: three.js, from the page's node_modules. */
@@ -334,7 +698,18 @@ static unsigned long pose_signature(const ikrig_pose *p) {
   return h;
 }
 
+/* text, or text cut to MAX_ERROR_TEXT bytes (on a UTF-8 boundary) in buf, with a note
+ * of its length. */
+static const char *clip(const char *text, char buf[CLIP_SIZE]) {
+  size_t cut = MAX_ERROR_TEXT;
+  if (strnlen(text, MAX_ERROR_TEXT + 1) <= MAX_ERROR_TEXT) return text;
+  while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80) cut--;
+  snprintf(buf, CLIP_SIZE, "%.*s... [cut: %zu bytes in all]", (int)cut, text, strlen(text));
+  return buf;
+}
+
 static cJSON *scripts_json(const ikrig_runtime *rt) {
+  char buf[CLIP_SIZE];
   cJSON *a = cJSON_CreateArray();
   int i, n = ikrig_runtime_script_count(rt);
   for (i = 0; a && i < n; i++) {
@@ -343,11 +718,23 @@ static cJSON *scripts_json(const ikrig_runtime *rt) {
     if (!o) break;
     cJSON_AddStringToObject(o, "path", sc->path ? sc->path : "?");
     cJSON_AddStringToObject(o, "status", sc->status ? sc->status : "?");
-    if (sc->error) cJSON_AddStringToObject(o, "error", sc->error);
+    if (sc->error) cJSON_AddStringToObject(o, "error", clip(sc->error, buf));
     else cJSON_AddNullToObject(o, "error");
     cJSON_AddItemToArray(a, o);
   }
   return a;
+}
+
+/* {"type":"scripts",...} as text. */
+static char *scripts_message(const ikrig_runtime *rt) {
+  cJSON *m = cJSON_CreateObject();
+  char *text;
+  if (!m) return NULL;
+  cJSON_AddStringToObject(m, "type", "scripts");
+  cJSON_AddItemToObject(m, "scripts", scripts_json(rt));
+  text = cJSON_PrintUnformatted(m);
+  cJSON_Delete(m);
+  return text;
 }
 
 /* The ground when the scene has no mesh to give: heights sampled on a grid around the
@@ -430,7 +817,6 @@ static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *g
     cJSON_AddBoolToObject(o, "trail", t->trail);
     cJSON_AddItemToArray(ts, o);
   }
-  cJSON_AddItemToObject(m, "scripts", scripts_json(rt));
   text = cJSON_PrintUnformatted(m);
   cJSON_Delete(m);
   if (!text) return NULL;
@@ -442,46 +828,86 @@ static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *g
   return out;
 }
 
-static char *frame_message(ikrig_runtime *rt, const ikrig_pose *p, const loop_state *ls, int updated) {
+/* The frame: the events (errors among them) only when the runtime updated, so a paused
+ * view does not send them again each frame, and their texts clipped. */
+static char *frame_message(const ikrig_pose *p, const loop_state *ls, int updated) {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return NULL;
-  fprintf(f, "{\"type\":\"frame\",\"paused\":%s,\"speed\":%g,\"updated\":%s,\"scripts\":", ls->paused ? "true" : "false",
-          ls->speed, updated ? "true" : "false");
-  {
-    cJSON *s = scripts_json(rt);
-    char *t = s ? cJSON_PrintUnformatted(s) : NULL;
-    fputs(t ? t : "[]", f);
-    cJSON_free(t);
-    cJSON_Delete(s);
+  ikrig_pose q = *p;
+  ikrig_event *events = NULL;
+  char *clipped;
+  int i;
+  FILE *f;
+  q.n_events = updated ? p->n_events : 0;
+  if (q.n_events > 0) {
+    /* the events, then a clip buffer for each */
+    size_t n = (size_t)q.n_events;
+    if (!(events = (ikrig_event *)malloc(n * (sizeof *events + CLIP_SIZE)))) return NULL;
+    clipped = (char *)(events + n);
+    for (i = 0; i < q.n_events; i++) {
+      events[i] = p->events[i];
+      if (p->events[i].message)
+        events[i].message = clip(p->events[i].message, clipped + (size_t)i * CLIP_SIZE);
+    }
+    q.events = events;
   }
-  fputs(",\"pose\":", f);
-  ikrig_pose_write_json(p, f);
-  fputs("}", f);
-  if (fclose(f) != 0) {
-    free(buf);
-    return NULL;
+  if ((f = open_memstream(&buf, &len)) != NULL) {
+    fprintf(f, "{\"type\":\"frame\",\"paused\":%s,\"speed\":%g,\"updated\":%s,\"pose\":",
+            ls->paused ? "true" : "false", ls->speed, updated ? "true" : "false");
+    ikrig_pose_write_json(&q, f);
+    fputs("}", f);
+    if (fclose(f) != 0) {
+      free(buf);
+      buf = NULL;
+    }
   }
+  free(events);
   /* the pose line ends in a newline: JSON does not mind */
   return buf;
 }
 
-/* Sends the frame (and the scene, first, to those that have not had it). */
-static void broadcast(server *s, const char *scene, int scene_changed, const char *frame) {
+typedef enum kind { SCENE, SCRIPTS, FRAME } kind;
+
+static blob **slot_of(client *c, kind k) {
+  return k == SCENE ? &c->scene : k == SCRIPTS ? &c->scripts : &c->frame;
+}
+
+/* Makes text (NULL: nothing to send) the newest message of its kind for every client, in
+ * place of one they have not sent; the scene and the scripts also for clients that join. */
+static void publish(server *s, kind k, const char *text) {
+  blob *b = text ? blob_of(text, strlen(text)) : NULL;
   int i;
+  if (!b) return;
   pthread_mutex_lock(&s->lock);
   for (i = 0; i < s->n_clients; i++) {
-    client *c = &s->clients[i];
-    if (scene_changed) c->has_scene = 0;
-    if (!c->has_scene && scene) {
-      if (mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_TEXT, scene, strlen(scene)) <= 0) continue;
-      c->has_scene = 1;
-    }
-    if (frame && c->has_scene) mg_websocket_write(c->conn, MG_WEBSOCKET_OPCODE_TEXT, frame, strlen(frame));
-    /* a write that failed: the peer went away; civetweb's close handler takes it off */
+    blob_set(slot_of(s->clients[i], k), b);
+    pthread_cond_signal(&s->clients[i]->wake);
   }
+  if (k == SCENE)
+    blob_set(&s->scene, b);
+  else if (k == SCRIPTS)
+    blob_set(&s->scripts, b);
+  blob_unref(b);
   pthread_mutex_unlock(&s->lock);
+}
+
+/* A signature of text's first bytes and its length: what a clipped error shows. */
+static unsigned long text_signature(unsigned long h, const char *t) {
+  size_t i, n;
+  if (!t) return h * 33u + 1u;
+  n = strnlen(t, MAX_ERROR_TEXT + 1);
+  for (i = 0; i < n; i++) h = h * 33u + (unsigned char)t[i];
+  return h * 33u + (n > MAX_ERROR_TEXT ? (unsigned long)strlen(t) : n);
+}
+
+static unsigned long scripts_signature(const ikrig_runtime *rt) {
+  int i, n = ikrig_runtime_script_count(rt);
+  unsigned long h = 5381u + (unsigned long)n;
+  for (i = 0; i < n; i++) {
+    const ikrig_script *sc = ikrig_runtime_script(rt, i);
+    h = text_signature(text_signature(text_signature(h, sc->path), sc->status), sc->error);
+  }
+  return h;
 }
 
 static void sleep_until(double t) {
@@ -497,34 +923,40 @@ static void view_dir(char *buf, size_t n) {
   snprintf(buf, n, "%s", env && *env ? env : IKRIG_VIEW_SOURCE_DIR);
 }
 
-int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt, volatile sig_atomic_t *stop) {
+int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt,
+                   volatile sig_atomic_t *stop) {
   static server s; /* civetweb's threads may still look at it while mg_stop runs */
+  int guard_started = 0;
   struct mg_callbacks cb;
   char ports[300], dir[1024];
   const char *options[32];
   struct mg_server_port sp[4];
   int n = 0, status = 0, nports;
   long frames = 0;
-  unsigned long sig = 0;
-  char *ground = NULL, *scene = NULL;
+  unsigned long sig = 0, script_sig = 0;
+  char *ground = NULL;
+  int have_scene = 0, have_scripts = 0;
   loop_state ls;
   double next;
   const char *host = opt->host ? opt->host : "127.0.0.1";
 
   memset(&s, 0, sizeof s);
   pthread_mutex_init(&s.lock, NULL);
-  s.host_given = opt->host != NULL;
+  pthread_cond_init(&s.guard_wake, NULL);
+  s.host = opt->host;
   view_dir(dir, sizeof dir);
   snprintf(s.three_dir, sizeof s.three_dir, "%s/node_modules/three", dir);
-  if (strchr(host, ':')) snprintf(ports, sizeof ports, "[%s]:%d", host, opt->port);
-  else snprintf(ports, sizeof ports, "%s:%d", host, opt->port);
+  if (strchr(host, ':'))
+    snprintf(ports, sizeof ports, "[%s]:%d", host, opt->port);
+  else
+    snprintf(ports, sizeof ports, "%s:%d", host, opt->port);
   signal(SIGPIPE, SIG_IGN);
   options[n++] = "listening_ports";
   options[n++] = ports;
   options[n++] = "document_root";
   options[n++] = dir;
   options[n++] = "num_threads";
-  options[n++] = "96"; /* a worker per open WebSocket */
+  options[n++] = NUM_THREADS;
   options[n++] = "enable_directory_listing";
   options[n++] = "no";
   options[n++] = "static_file_max_age";
@@ -538,16 +970,21 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   options[n++] = NULL;
   memset(&cb, 0, sizeof cb);
   cb.begin_request = begin_request;
+  cb.end_request = end_request;
   mg_init_library(MG_FEATURES_WEBSOCKET);
   s.ctx = mg_start(&cb, &s, options);
   if (!s.ctx) {
     fprintf(stderr, "ikrig: cannot serve on %s (is the port taken?)\n", ports);
     mg_exit_library();
+    pthread_cond_destroy(&s.guard_wake);
+    pthread_mutex_destroy(&s.lock);
     return 1;
   }
+  nports = mg_get_server_ports(s.ctx, 4, sp);
+  s.port = nports > 0 ? sp[0].port : opt->port; /* begin_request refuses every Host until it is set */
+  guard_started = pthread_create(&s.guard, NULL, guard_main, &s) == 0;
   mg_set_websocket_handler(s.ctx, "/ws", ws_connect, ws_ready, ws_data, ws_close, &s);
   mg_set_request_handler(s.ctx, "/three/", three_handler, &s);
-  nports = mg_get_server_ports(s.ctx, 4, sp);
   {
     FILE *probe;
     char idx[1200];
@@ -558,7 +995,7 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
       fclose(probe);
   }
   printf("ikrig: view at http://%s%s%s:%d/ (Ctrl-C stops)\n", strchr(host, ':') ? "[" : "", host,
-         strchr(host, ':') ? "]" : "", nports > 0 ? sp[0].port : opt->port);
+         strchr(host, ':') ? "]" : "", s.port);
   fflush(stdout);
 
   ls.paused = 0;
@@ -567,7 +1004,7 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   next = monotonic();
   while (!*stop && (opt->frames == 0 || frames < opt->frames)) {
     char *queue[MAX_QUEUE], *frame;
-    int nq, i, updated = 0, changed = 0;
+    int nq, i, updated = 0;
     const ikrig_pose *p;
     double now;
     pthread_mutex_lock(&s.lock);
@@ -595,14 +1032,22 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
       break;
     }
     if (!ground) ground = ground_json(rt, L, p);
-    if (!scene || pose_signature(p) != sig) {
+    if (!have_scene || pose_signature(p) != sig) {
+      char *scene = scene_message(rt, p, ground);
+      publish(&s, SCENE, scene);
       free(scene);
-      scene = scene_message(rt, p, ground);
       sig = pose_signature(p);
-      changed = 1;
+      have_scene = 1;
     }
-    frame = frame_message(rt, p, &ls, updated);
-    broadcast(&s, scene, changed, frame);
+    if (!have_scripts || scripts_signature(rt) != script_sig) {
+      char *scripts = scripts_message(rt);
+      publish(&s, SCRIPTS, scripts);
+      cJSON_free(scripts);
+      script_sig = scripts_signature(rt);
+      have_scripts = 1;
+    }
+    frame = frame_message(p, &ls, updated);
+    publish(&s, FRAME, frame);
     free(frame);
     next += opt->dt;
     now = monotonic();
@@ -615,13 +1060,22 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   printf("ikrig: stopped after %ld frame%s\n", frames, frames == 1 ? "" : "s");
   mg_stop(s.ctx);
   mg_exit_library();
+  if (guard_started) {
+    pthread_mutex_lock(&s.lock);
+    s.guard_stop = 1;
+    pthread_cond_signal(&s.guard_wake);
+    pthread_mutex_unlock(&s.lock);
+    pthread_join(s.guard, NULL);
+  }
   {
     int i;
     for (i = 0; i < s.n_queue; i++) free(s.queue[i]);
     s.n_queue = 0;
   }
-  free(scene);
+  blob_unref(s.scene);
+  blob_unref(s.scripts);
   free(ground);
+  pthread_cond_destroy(&s.guard_wake);
   pthread_mutex_destroy(&s.lock);
   return status;
 }

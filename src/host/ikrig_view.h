@@ -32,11 +32,22 @@ const char *ikrig_view_scene(lua_State *L, const char *scene);
 /* Serves the view and runs the runtime in real time until *stop is set (SIGINT,
  * SIGTERM) or opt->frames have run. Returns 0, or 1 when the server could not start or
  * the runtime failed. */
-int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt, volatile sig_atomic_t *stop);
+int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt,
+                   volatile sig_atomic_t *stop);
 
 /* Whether a peer at `addr` (numeric, as the server sees it) may connect: any peer when
  * the user chose the address to bind (--host), else loopback ones only (127.0.0.0/8,
  * ::1, ::ffff:127.x.y.z). */
 int ikrig_view_peer_allowed(const char *addr, int host_given);
+
+/* Whether a request's Host header names this server: 127.0.0.1, localhost, [::1] or the
+ * --host name (`host`, NULL when not given), with `port` (bare only for port 80); bound
+ * to every address (0.0.0.0, ::), any numeric address too. A DNS name of someone else's
+ * that resolves here (DNS rebinding) is refused. */
+int ikrig_view_host_allowed(const char *value, const char *host, int port);
+
+/* Whether a WebSocket upgrade's Origin header is the page's own: "http://" and a Host
+ * that ikrig_view_host_allowed takes. */
+int ikrig_view_origin_allowed(const char *origin, const char *host, int port);
 
 #endif /* IKRIG_VIEW_H */

@@ -61,7 +61,7 @@ const geo = {
 // ---- the scene as last described by ikrig ----
 let world = null; // { group, transforms, meshes, bones, trails, draggable }
 const state = {
-  connected: false, frames: 0, lastFrame: null, scene: null, positions: {}, errors: {}, events: [],
+  connected: false, frames: 0, lastFrame: null, scene: null, positions: {}, errors: {}, events: [], scripts: [],
   paused: false, speed: 1,
 };
 window.ikrig = state; // for the tests and the curious
@@ -295,17 +295,20 @@ function connect() {
   ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`);
   ws.onopen = () => {
     state.connected = true;
+    state.errors = {};
+    showErrors();
     $('status').textContent = 'live';
     $('status').className = '';
   };
   ws.onmessage = (e) => {
     const msg = JSON.parse(e.data);
     if (msg.type === 'scene') {
-      const first = buildScene(msg);
-      state.errors = {};
-      for (const s of msg.scripts || []) if (s.error && s.status !== 'running') state.errors[s.path] = s.error;
+      state.needFraming = buildScene(msg);
+    } else if (msg.type === 'scripts') {
+      // on connecting and when one changes: the stopped ones' errors (the events say the rest)
+      state.scripts = msg.scripts;
+      for (const s of msg.scripts) if (s.error && s.status !== 'running') state.errors[s.path] = s.error;
       showErrors();
-      state.needFraming = first;
     } else if (msg.type === 'frame') {
       applyFrame(msg);
       if (state.needFraming) { frameCamera(msg.pose); state.needFraming = false; }
