@@ -296,6 +296,31 @@ if [ "$rc" -eq 0 ] && contains "$tmp/s.jsonl" '"name":"binary"' && ! contains "$
   fail "sandbox: exit $rc: $(cat "$tmp/err") $(head -c 900 "$tmp/s.jsonl")"
 fi
 
+# A stop that always works: SIGTERM ends a run, watch or view whose script never returns
+# (a budget it cannot spend, a loop whose xpcall handler loops too) within 1 s.
+cat >"$tmp/hang.lua" <<'EOF'
+function update(dt)
+  xpcall(function() while true do end end, function() while true do end end)
+end
+EOF
+for cmd in run watch view; do
+  extra="--frames 1000000"
+  [ "$cmd" = view ] && extra="--port 0"
+  "$IKRIG" $cmd "$tmp/hang.lua" --budget 1e15 $extra >"$tmp/h_$cmd" 2>&1 &
+  pid=$!
+  pids="$pids $pid"
+  sleep 1.5
+  t0=$(date +%s%N)
+  kill -s TERM "$pid"
+  wait "$pid"
+  t1=$(date +%s%N)
+  ms=$(((t1 - t0) / 1000000))
+  if [ "$ms" -lt 1000 ] && contains "$tmp/h_$cmd" "interrupted: the host is stopping"; then ok; else
+    fail "SIGTERM on a hung script under ikrig $cmd: ${ms} ms: $(head -c 600 "$tmp/h_$cmd")"
+  fi
+  echo "ikrig_cli: SIGTERM ended ikrig $cmd with a hung script in $ms ms"
+done
+
 # ---- ikrig watch ----
 run watch --frames 30
 if [ "$rc" -eq 0 ] && contains "$tmp/out" "ikrig: loaded" && contains "$tmp/out" "stopped after 30 frames" &&

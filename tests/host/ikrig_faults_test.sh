@@ -91,6 +91,13 @@ the host's skeleton closed|paused|2: the scene's objects are the host's: rig scr
 the host's node closed|paused|2: the scene's objects are the host's: rig scripts cannot close them|scene.nodes.reach_target:close()
 the host's ground closed|paused|2: the scene's objects are the host's: rig scripts cannot close them|scene.ground:close()
 the host's skeleton as a to-be-closed variable|paused|3: the scene's objects are the host's: rig scripts cannot close them|local sk <close> = scene.skeletons.humanoid
+a loop in an xpcall handler after the budget|paused|2: instruction budget exceeded (10000000)|xpcall(function() while true do end end, function() while true do end end)
+a file outside its folder, string methods replaced|error|1: ../../../etc/passwd: rig scripts can only load files of their own folder|top:string.find = function() end; string.gsub = function(s) return s, 0 end; assert(loadfile('../../../etc/passwd'))
+a quadrillion table slots moved|paused|2: instruction budget exceeded (10000000)|if table.move then table.move({}, 1, 1e15, 2) else while true do end end
+scene.advance replaced|error|1: the scene is read-only to rig scripts (keep your own values in state)|top:scene.advance = function() while true do end end
+a looping transform put into the scene's nodes|none||scene.nodes.trap = { get_position = function() while true do end end }
+a report flood|paused|2: scene.report: more than 1024 reports in one call|for i = 1, 2e5 do scene.report('n' .. i, true, 0) end
+a report whose shapes report again|paused|2: scene.report: chain (ik.chain) expected, got table|scene.report('x', true, 0, 1, setmetatable({}, { __index = function() scene.report('y', true) end }))
 EOF
 )
 

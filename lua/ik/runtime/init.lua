@@ -106,7 +106,9 @@ local describe, bad_option = budget.describe, budget.bad_option
 -- @field budget instructions per call into a script (1e7)
 -- @field debounce seconds a file must be quiet before it is reloaded (0.03)
 -- @field memory_limit bytes each script's state may hold (64 MiB)
-runtime.defaults = { budget = budget.defaults.budget, debounce = 0.03, memory_limit = budget.defaults.memory_limit }
+runtime.defaults = {
+  budget = budget.defaults.budget, debounce = 0.03, memory_limit = budget.defaults.memory_limit,
+}
 
 local MAX_EVENTS = 256
 
@@ -516,8 +518,8 @@ function Runtime:scripts()
   local out = {}
   for i, sc in ipairs(self._list) do
     local memory = sc.box and not sc.removed and select(1, sc.box:memory()) or 0
-    out[i] = { path = sc.path, status = sc.status, error = sc.error, state = state_of(sc), time = sc.time or 0,
-      memory = memory }
+    out[i] = { path = sc.path, status = sc.status, error = sc.error, state = state_of(sc),
+      time = sc.time or 0, memory = memory }
   end
   return out
 end
