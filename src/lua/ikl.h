@@ -44,6 +44,7 @@ void ikl_open_node(lua_State *L);
 void ikl_open_ground(lua_State *L); /* the table ik.ground */
 void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
 void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
+void ikl_open_pattern(lua_State *L); /* ik.core._sandbox_patterns (ikl_pattern.c) */
 void ikl_open_sandbox(lua_State *L); /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
 
 /* What a rig script's state allows of ik.batch (threads and their buffers are C memory,
@@ -70,18 +71,27 @@ int ikl_ground_view(lua_State *from, int idx, lua_State *to); /* -1 for a custom
 int ikl_share_cached(lua_State *to, const void *key);
 void ikl_share_cache(lua_State *to, const void *key);
 
-/* ---- budgeted Lua patterns (ikl_pattern.c) ---- */
+/* ---- string patterns with a step limit (ikl_pattern.c), for a sandbox ---- */
 
 /* A step budget the matcher charges its work to. charge(L, ud, steps) is called every so
- * many steps (at most 1024 between calls); it returns normally to go on, or raises to
- * stop the call. */
+ * many steps (at most 1024 between calls, and before any one piece of work dearer than
+ * that); it returns normally to go on, or raises (lua_error / luaL_error, i.e. longjmp)
+ * to stop the call. The matcher holds nothing that a raise would leak. */
 typedef struct ikl_step_budget {
   void (*charge)(lua_State *L, void *ud, long steps);
   void *ud;
 } ikl_step_budget;
 /* Sets find, match, gmatch and gsub in the table on top of the stack: the string
- * library's semantics (Lua 5.4's), charging every matcher step to *b, which must
- * outlive the functions (NULL: no limit). */
+ * library's semantics (Lua 5.4's, on every Lua this builds for), charging every matcher
+ * step (each character tried, each backtrack) to *b, which must outlive the functions
+ * (NULL: no limit). A step costs about what one character test costs string.find.
+ *
+ * From Lua, for tests and for a sandbox written in Lua, the module has one internal,
+ * undocumented-to-users entry: require("ik.core")._sandbox_patterns(limit) returns a
+ * table {find, match, gmatch, gsub, steps} whose four functions share a budget of their
+ * own: once more than `limit` steps have been charged (nil: no limit) every charge
+ * raises "pattern step budget exceeded" (with the caller's position, as luaL_error
+ * gives); steps() says how many steps were charged so far. */
 void ikl_pattern_setfuncs(lua_State *L, const ikl_step_budget *b);
 
 /* The skeleton and bone index of an ik.bone at idx (0 when it is none; raises when its
