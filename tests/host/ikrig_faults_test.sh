@@ -96,6 +96,7 @@ a file outside its folder, string methods replaced|error|1: ../../../etc/passwd:
 a quadrillion table slots moved|paused|2: instruction budget exceeded (10000000)|if table.move then table.move({}, 1, 1e15, 2) else while true do end end
 scene.advance replaced|error|1: the scene is read-only to rig scripts (keep your own values in state)|top:scene.advance = function() while true do end end
 a looping transform put into the scene's nodes|none||scene.nodes.trap = { get_position = function() while true do end end }
+a backtracking pattern on 20 kB|paused|2: instruction budget exceeded (10000000)|local s = ('a'):rep(2e4); pcall(s.find, s, '.-.-.-.-.-b')
 a report flood|paused|2: scene.report: more than 1024 reports in one call|for i = 1, 2e5 do scene.report('n' .. i, true, 0) end
 a report whose shapes report again|paused|2: scene.report: chain (ik.chain) expected, got table|scene.report('x', true, 0, 1, setmetatable({}, { __index = function() scene.report('y', true) end }))
 EOF

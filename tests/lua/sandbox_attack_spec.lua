@@ -70,6 +70,10 @@ local ATTACKS = {
     update = "while true do coroutine.resume(coroutine.create(function() while true do end end)) end" },
   { name = "reads a chunk from a reader that never ends", kind = "paused", message = BUDGET_MSG,
     update = "load(function() return ' ' end)" },
+  { name = "matches a backtracking pattern on 20 kB", kind = "paused", message = BUDGET_MSG,
+    update = "local s = ('a'):rep(2e4); pcall(s.find, s, '.-.-.-.-.-b')" },
+  { name = "substitutes with a backtracking pattern", kind = "paused", message = BUDGET_MSG,
+    update = "local s = ('a'):rep(2e4); for _ in s:gmatch('.-.-.-b') do end; s:gsub('(.-)(.-)(.-)x', '%1')" },
   { name = "moves a table a quadrillion slots", kind = "paused", message = BUDGET_MSG,
     update = "if table.move then table.move({}, 1, 1e15, 2) else while true do end end" }, -- 5.1 has none
   { name = "repeats an empty string a quadrillion times", kind = "running",
