@@ -154,6 +154,11 @@ static ikl_sandbox *check_sandbox(lua_State *L) {
 /* Runs fn in the child under lua_pcall with light userdata ud as its argument, with the
  * budget on when budgeted. Leaves the child's results (nres, or its error message) on
  * its stack; returns the status. */
+/* budgeted: the script's code runs (its budget on; its heap to its limit, or with
+ * RESERVE_TOO the reserve on top, for a new version: a full state must be able to
+ * reload); else the sandbox's own work (no budget, the reserve on top). */
+enum { TRUSTED = 0, BUDGETED = 1, RESERVE_TOO = 2 };
+
 static int child_call(lua_State *L, ikl_sandbox *sb, lua_CFunction fn, void *ud, int nres, int budgeted) {
   lua_State *C = sb->L;
   int st;
@@ -166,8 +171,8 @@ static int child_call(lua_State *L, ikl_sandbox *sb, lua_CFunction fn, void *ud,
   sb->exceeded = 0;
   sb->reports = 0;
   sb->heap.refused = 0;
-  sb->heap.trusted = !budgeted;
-  sb->active = budgeted;
+  sb->heap.trusted = budgeted != BUDGETED;
+  sb->active = budgeted != TRUSTED;
   lua_sethook(C, hook, LUA_MASKCOUNT, sb->step);
   lua_pushcfunction(C, fn);
   lua_pushlightuserdata(C, ud);
@@ -240,7 +245,7 @@ static int open_child(lua_State *C) {
 
 typedef struct scene_args {
   lua_State *host;
-  int scene, ud;
+  int scene, keep; /* on the host's stack */
   ikl_sandbox *sb;
 } scene_args;
 
@@ -251,7 +256,7 @@ static int refuse_write(lua_State *C) {
 /* The scene as scripts see it: a copy behind a read-only table. */
 static int copy_scene(lua_State *C) {
   scene_args *a = (scene_args *)lua_touserdata(C, 1);
-  ikl_share_in(a->host, a->scene, C, a->sb, a->ud, "scene");
+  ikl_share_in(a->host, a->scene, C, a->sb, a->keep, "scene");
   lua_newtable(C);          /* the proxy */
   lua_createtable(C, 0, 4); /* its metatable */
   lua_pushvalue(C, -3);
@@ -327,10 +332,11 @@ static int sandbox_new(lua_State *L) {
   lua_getfield(L, 2, "scene");
   sa.host = L;
   sa.scene = lua_gettop(L);
-  sa.ud = 1;
+  ikl_getuservalue(L, 1);
+  sa.keep = lua_gettop(L);
   sa.sb = sb;
   luaL_checkstack(L, 3 * IKL_SHARE_DEPTH + 20, "scene too deep");
-  ikl_share_in(L, sa.scene, NULL, sb, 1, "scene"); /* the host's pass: ids for what is shared */
+  ikl_share_in(L, sa.scene, NULL, sb, sa.keep, "scene"); /* the host's pass: ids for what is shared */
   if (child_call(L, sb, copy_scene, &sa, 0, 0) != 0) {
     lua_pushstring(L, lua_tostring(sb->L, -1));
     close_child(sb);
@@ -338,6 +344,18 @@ static int sandbox_new(lua_State *L) {
   }
   lua_settop(L, 1);
   return 1;
+}
+
+/* A full collection of the child when its heap holds more than (parts - 1)/parts of its
+ * limit: Lua 5.1 and LuaJIT do not collect before they refuse an allocation, so a script
+ * near its limit would fail for garbage it no longer holds. */
+static void collect_if_full(ikl_sandbox *sb, int parts) {
+  if (sb->heap.used <= sb->heap.limit / (size_t)parts * (size_t)(parts - 1)) return;
+  if (sb->heap.used < sb->heap.after_gc + sb->heap.limit / 16) return; /* not again for what it keeps */
+  sb->heap.trusted = 1;
+  lua_gc(sb->L, LUA_GCCOLLECT, 0);
+  sb->heap.trusted = 0;
+  sb->heap.after_gc = sb->heap.used;
 }
 
 /* ---- loading a version ---- */
@@ -382,7 +400,8 @@ static int load_version(lua_State *C) {
     return fail_at(C, a->chunkname, "the script defines no function update(dt)");
   lua_pop(C, 1);
   if (a->reloading) {
-    lua_getfield(C, env, "on_reload");
+    lua_pushliteral(C, "on_reload");
+    lua_rawget(C, env);
     if (!lua_isnil(C, -1)) {
       if (lua_type(C, -1) != LUA_TFUNCTION) return fail_at(C, a->chunkname, "on_reload is not a function");
       ikl_getreg(C, &STATE_KEY);
@@ -407,7 +426,8 @@ static int sandbox_load(lua_State *L) {
   a.text = luaL_checklstring(L, 2, &a.len);
   a.chunkname = luaL_checkstring(L, 3);
   a.reloading = lua_toboolean(L, 4);
-  if (child_call(L, sb, load_version, &a, 0, 1) != 0) return push_failure(L, sb);
+  collect_if_full(sb, 2);
+  if (child_call(L, sb, load_version, &a, 0, BUDGETED | RESERVE_TOO) != 0) return push_failure(L, sb);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -416,7 +436,8 @@ static int run_update(lua_State *C) {
   double dt = *(double *)lua_touserdata(C, 1);
   ikl_getreg(C, &ENV_KEY);
   if (lua_isnil(C, -1)) return luaL_error(C, "no version of the script is loaded");
-  lua_getfield(C, -1, "update"); /* rawget would skip a script's own __index: either is its own */
+  lua_pushliteral(C, "update");
+  lua_rawget(C, -2);
   if (lua_type(C, -1) != LUA_TFUNCTION) return luaL_error(C, "update is no longer a function");
   lua_pushnumber(C, dt);
   lua_call(C, 1, 0);
@@ -430,7 +451,8 @@ static int run_update(lua_State *C) {
 static int sandbox_update(lua_State *L) {
   ikl_sandbox *sb = check_sandbox(L);
   double dt = (double)luaL_checknumber(L, 2);
-  if (child_call(L, sb, run_update, &dt, 0, 1) != 0) return push_failure(L, sb);
+  collect_if_full(sb, 4);
+  if (child_call(L, sb, run_update, &dt, 0, BUDGETED) != 0) return push_failure(L, sb);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -452,7 +474,9 @@ static void read_back(lua_State *L, ikl_sandbox *sb, const void *key, int strict
   }
   ikl_getreg(C, key);
   luaL_checkstack(L, 3 * IKL_SHARE_DEPTH + 20, "too deep");
-  ikl_share_out(C, lua_gettop(C), L, 1, strict);
+  ikl_getuservalue(L, 1);
+  ikl_share_out(C, lua_gettop(C), L, lua_gettop(L), strict);
+  lua_remove(L, -2);
   lua_pop(C, 1);
 }
 
@@ -484,6 +508,7 @@ static int sandbox_reports(lua_State *L) {
     return 1;
   }
   luaL_checkstack(L, 3 * IKL_SHARE_DEPTH + 20, "too deep");
+  ikl_getuservalue(L, 1); /* 4: the keep table */
   for (i = 1; i <= n; i++) {
     ikl_getreg(C, &REPORTS_KEY);
     lua_rawgeti(C, -1, i);
@@ -491,7 +516,7 @@ static int sandbox_reports(lua_State *L) {
     for (k = 0; k < 5; k++) {
       lua_pushstring(C, fields[k]); /* interned already: allocates nothing */
       lua_rawget(C, -2);
-      ikl_share_out(C, lua_gettop(C), L, 1, 0);
+      ikl_share_out(C, lua_gettop(C), L, 4, 0);
       lua_pop(C, 1);
     }
     lua_settop(C, 0);

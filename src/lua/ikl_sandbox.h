@@ -26,7 +26,8 @@ typedef struct ikl_heap {
   size_t limit;   /* the script's share, over its lifetime */
   size_t reserve; /* on top of limit while the sandbox's own code runs (trusted) */
   int trusted;
-  int refused; /* an allocation was refused since the last call began */
+  int refused;     /* an allocation was refused since the last call began */
+  size_t after_gc; /* used after the last full collection the sandbox made */
 } ikl_heap;
 
 typedef struct ikl_sandbox {
@@ -105,14 +106,15 @@ int ikl_sandbox_report(lua_State *C);
 /* Copies the value at idx of `from` (the host) onto `to` (the child): plain data as
  * copies, the ik objects as views, functions as proxies. Tables are copied whole (to
  * IKL_SHARE_DEPTH deep, IKL_SHARE_VALUES values a copy), sharing what they share.
- * Raises in `from` ("<what>: ...") for what cannot be shared. */
+ * Raises in `from` ("<what>: ...") for what cannot be shared. keep: where the sandbox's
+ * user value (the host objects the child holds, by id) is on the host's stack. */
 #define IKL_SHARE_DEPTH 16
 #define IKL_SHARE_VALUES 100000
-void ikl_share_in(lua_State *from, int idx, lua_State *to, ikl_sandbox *sb, int host_ud, const char *what);
+void ikl_share_in(lua_State *from, int idx, lua_State *to, ikl_sandbox *sb, int keep, const char *what);
 /* Copies the value at idx of the child onto the host: plain data, and what came from the
  * host (views, the scene's tables) as the host's own objects. With strict, a value that
  * only the child has (a function, a chain the script made) raises in the child; without,
  * it becomes its type name. */
-void ikl_share_out(lua_State *child, int idx, lua_State *host, int host_ud, int strict);
+void ikl_share_out(lua_State *child, int idx, lua_State *host, int keep, int strict);
 
 #endif /* IKL_SANDBOX_H */

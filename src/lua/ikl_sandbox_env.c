@@ -425,13 +425,15 @@ static int sb_loadfile(lua_State *C) {
 
 static int sb_dofile(lua_State *C) {
   size_t len;
+  int n;
   const char *name = luaL_checklstring(C, 1, &len);
   lua_settop(C, 1);
   if (!inside_folder(name, len)) return luaL_error(C, "%s: %s", name, FOLDER_ONLY);
   push_in_folder(C, name);
   if (!compile_file(C, lua_tostring(C, -1), lua_upvalueindex(1))) return lua_error(C);
+  n = lua_gettop(C) - 1; /* below the chunk */
   lua_call(C, 0, LUA_MULTRET);
-  return lua_gettop(C) - 2;
+  return lua_gettop(C) - n;
 }
 
 /* ---- require ---- */

@@ -60,9 +60,10 @@ void ikl_share_cache(lua_State *to, const void *key) {
 typedef struct share {
   lua_State *host, *child;
   ikl_sandbox *sb;
-  int keep;    /* host: id <-> object, the sandbox's user value */
-  int seen;    /* a scratch table (in the state allocated in) for the tables of a copy */
-  int persist; /* the scene: its tables get ids too, so that they map back */
+  int keep;      /* host: id <-> object, the sandbox's user value */
+  int seen;      /* a scratch table (in the state allocated in) for the tables of a copy */
+  int seen_slot; /* copy out: where the seen table goes when it is made */
+  int persist;   /* the scene: its tables get ids too, so that they map back */
   int count;
   size_t bytes; /* of the strings copied out */
   const char *what;
@@ -294,29 +295,29 @@ static void copy_in(share *s, int idx, int depth) {
   }
 }
 
-void ikl_share_in(lua_State *from, int idx, lua_State *to, ikl_sandbox *sb, int host_ud, const char *what) {
+void ikl_share_in(lua_State *from, int idx, lua_State *to, ikl_sandbox *sb, int keep, const char *what) {
   share s;
+  int top = lua_gettop(from);
   memset(&s, 0, sizeof s);
   s.host = from;
   s.child = to;
   s.sb = sb;
   s.what = what;
   s.persist = strcmp(what, "scene") == 0;
+  s.keep = lua_absindex(from, keep);
   idx = lua_absindex(from, idx);
-  ikl_getuservalue(from, host_ud);
-  s.keep = lua_gettop(from);
   if (!to) {
     lua_newtable(from);
     s.seen = lua_gettop(from);
     enroll(&s, idx, 0);
-    lua_settop(from, s.keep - 1);
+    lua_settop(from, top);
     return;
   }
   lua_newtable(to);
   s.seen = lua_gettop(to);
   copy_in(&s, idx, 0);
   lua_remove(to, s.seen);
-  lua_settop(from, s.keep - 1);
+  lua_settop(from, top);
 }
 
 /* ---- out of the child ---- */
@@ -346,8 +347,8 @@ static void copy_table_out(share *s, int idx, int depth, int strict) {
   int t;
   if (!s->seen) { /* made at the first table: a copy of plain values allocates nothing */
     lua_newtable(H);
-    lua_replace(H, s->keep + 1);
-    s->seen = s->keep + 1;
+    lua_replace(H, s->seen_slot);
+    s->seen = s->seen_slot;
   }
   lua_pushlightuserdata(H, (void *)(size_t)lua_topointer(C, idx));
   lua_rawget(H, s->seen);
@@ -433,19 +434,20 @@ static void copy_out(share *s, int idx, int depth, int strict) {
   lua_pushstring(H, ikl_typename(C, idx));
 }
 
-void ikl_share_out(lua_State *child, int idx, lua_State *host, int host_ud, int strict) {
+void ikl_share_out(lua_State *child, int idx, lua_State *host, int keep, int strict) {
   share s;
+  int top = lua_gettop(host);
   memset(&s, 0, sizeof s);
   s.host = host;
   s.child = child;
   s.what = strict ? "scene function" : "state";
+  s.keep = lua_absindex(host, keep);
   idx = lua_absindex(child, idx);
-  ikl_getuservalue(host, host_ud);
-  s.keep = lua_gettop(host);
   lua_pushnil(host); /* the slot of the seen table */
+  s.seen_slot = top + 1;
   copy_out(&s, idx, 0, strict);
-  lua_replace(host, s.keep);
-  lua_settop(host, s.keep);
+  lua_replace(host, top + 1);
+  lua_settop(host, top + 1);
 }
 
 /* ---- proxies: the host's functions, called by the script ---- */
@@ -456,22 +458,18 @@ typedef struct call {
   int id, nargs;
 } call;
 
-/* In the host, protected: the host's function with the arguments copied out; its
- * results enrolled for the copy in. */
+/* In the host, protected (the call at 1, the keep table at 2): the host's function with
+ * the arguments copied out; its results enrolled for the copy in. */
 static int host_call(lua_State *H) {
   call *c = (call *)lua_touserdata(H, 1);
-  int i, base, n;
-  lua_pop(H, 1);
-  base = lua_gettop(H);
+  int i, base = 2, n;
   luaL_checkstack(H, 3 * IKL_SHARE_DEPTH + c->nargs + MAX_RESULTS + 20, "too many arguments");
-  ikl_getuservalue(H, c->sb->host_ud);
-  lua_rawgeti(H, -1, c->id);
-  lua_remove(H, -2);
-  for (i = 1; i <= c->nargs; i++) ikl_share_out(c->child, i, H, c->sb->host_ud, 1);
+  lua_rawgeti(H, 2, c->id);
+  for (i = 1; i <= c->nargs; i++) ikl_share_out(c->child, i, H, 2, 1);
   lua_call(H, c->nargs, LUA_MULTRET);
   n = lua_gettop(H) - base;
   if (n > MAX_RESULTS) lua_settop(H, base + (n = MAX_RESULTS));
-  for (i = 1; i <= n; i++) ikl_share_in(H, base + i, NULL, c->sb, c->sb->host_ud, "scene function");
+  for (i = 1; i <= n; i++) ikl_share_in(H, base + i, NULL, c->sb, 2, "scene function");
   return n;
 }
 
@@ -479,7 +477,7 @@ static int proxy(lua_State *C) {
   ikl_sandbox *sb = ikl_sandbox_of(C);
   lua_State *H = sb ? sb->host : NULL;
   call c;
-  int base, st, i, n;
+  int base, st, i, n, keep;
   if (!H) return luaL_error(C, "the host's function cannot be called now");
   luaL_checkstack(C, 3 * IKL_SHARE_DEPTH + MAX_RESULTS + 20, "too many results");
   c.child = C;
@@ -489,7 +487,8 @@ static int proxy(lua_State *C) {
   base = lua_gettop(H);
   lua_pushcfunction(H, host_call);
   lua_pushlightuserdata(H, &c);
-  st = lua_pcall(H, 1, LUA_MULTRET, 0);
+  ikl_getuservalue(H, sb->host_ud);
+  st = lua_pcall(H, 2, LUA_MULTRET, 0);
   if (st != 0) {
     size_t len;
     const char *msg = lua_type(H, -1) == LUA_TSTRING ? lua_tolstring(H, -1, &len) : "(not a string)";
@@ -500,7 +499,9 @@ static int proxy(lua_State *C) {
     return lua_error(C);
   }
   n = lua_gettop(H) - base;
-  for (i = 1; i <= n; i++) ikl_share_in(H, base + i, C, sb, sb->host_ud, "scene function");
+  ikl_getuservalue(H, sb->host_ud);
+  keep = lua_gettop(H);
+  for (i = 1; i <= n; i++) ikl_share_in(H, base + i, C, sb, keep, "scene function");
   lua_settop(H, base);
   return n;
 }
