@@ -428,6 +428,7 @@ static int sandbox_load(lua_State *L) {
   a.reloading = lua_toboolean(L, 4);
   collect_if_full(sb, 2);
   if (child_call(L, sb, load_version, &a, 0, BUDGETED | RESERVE_TOO) != 0) return push_failure(L, sb);
+  sb->heap.after_gc = 0; /* what the last version kept may be garbage now */
   lua_pushboolean(L, 1);
   return 1;
 }

@@ -35,11 +35,11 @@ local ATTACKS = {
   { name = "replaces string methods, then loads a file outside its folder", kind = "error",
     message = "rig scripts can only load files of their own folder",
     top = "for _, k in ipairs{'byte','find','match','gsub','gmatch','sub'} do string[k] = function() end end "
-      .. "assert(loadfile('../secret.txt'))" },
+      .. "error(assert(loadfile('../secret.lua'))())" },
   { name = "requires a file outside its folder through the string methods it replaced", kind = "error",
     message = NOT_AVAILABLE,
     top = "string.find = function() return nil end; string.gsub = function(s) return s, 0 end; "
-      .. "require('../secret')" },
+      .. "error(require('../secret'))" },
   { name = "requires a name with an embedded NUL", kind = "error", message = NOT_AVAILABLE,
     top = "require('secret\\0/../../etc/passwd')" },
   { name = "loadfile with an embedded NUL", kind = "error", message = "rig scripts can only load files",
@@ -214,12 +214,12 @@ describe("the sandbox against hostile scripts", function()
 
   before_each(function()
     dir = tmp.mkdir()
-    tmp.write(dir .. "/../secret.txt", SECRET) -- beside the folder: outside it
-    tmp.write(dir .. "/secret.txt", SECRET)     -- inside it: its own to read, never to leak elsewhere
+    -- beside the folder, outside it: Lua, so that a script that could load it could leak it
+    tmp.write(dir .. "/../secret.lua", ("return %q"):format(SECRET))
   end)
 
   after_each(function()
-    os.remove(dir .. "/../secret.txt")
+    os.remove(dir .. "/../secret.lua")
     tmp.rmtree(dir)
   end)
 
