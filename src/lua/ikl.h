@@ -44,6 +44,7 @@ void ikl_open_node(lua_State *L);
 void ikl_open_ground(lua_State *L); /* the table ik.ground */
 void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
 void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
+void ikl_open_import(lua_State *L); /* ik.import, ik.import_string (ikl_import.c); after skeleton */
 
 /* The skeleton and bone index of an ik.bone at idx (0 when it is none; raises when its
  * skeleton is closed). */

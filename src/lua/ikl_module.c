@@ -52,6 +52,7 @@ int luaopen_ik_core(lua_State *L) {
   ikl_open_ground(L);
   ikl_open_foot(L);
   ikl_open_watch(L);
+  ikl_open_import(L);
   lua_pushcfunction(L, ik_clock);
   lua_setfield(L, -2, "clock");
   lua_pushliteral(L, IK_VERSION);
