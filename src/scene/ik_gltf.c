@@ -126,13 +126,16 @@ static int opt_array(loader *ld, const cJSON *obj, const char *path, const char 
   return 0;
 }
 
-/* An integer in [lo, hi]; def when absent (or -1 when required and absent: def < lo). */
+/* get_int's def for a field that must be there. */
+#define REQUIRED LONG_MIN
+
+/* An integer in [lo, hi]; def when absent (REQUIRED: refused when absent). */
 static int get_int(loader *ld, const cJSON *obj, const char *path, const char *key, long lo, long hi,
                    long def, long *out) {
   cJSON *v = field(obj, key);
   double d;
   if (!v) {
-    if (def < lo) return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: missing", path, key);
+    if (def == REQUIRED) return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: missing", path, key);
     *out = def;
     return 0;
   }
@@ -574,9 +577,9 @@ static int check_views(loader *ld, cJSON *views) {
     long buffer, offset, length, stride;
     snprintf(path, sizeof path, "bufferViews[%d]", i);
     if (!cJSON_IsObject(v)) return fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object", path);
-    if (get_int(ld, v, path, "buffer", 0, ld->buffer_count - 1, -1, &buffer) ||
+    if (get_int(ld, v, path, "buffer", 0, ld->buffer_count - 1, REQUIRED, &buffer) ||
         get_int(ld, v, path, "byteOffset", 0, LONG_MAX / 4, 0, &offset) ||
-        get_int(ld, v, path, "byteLength", 1, LONG_MAX / 4, -1, &length) ||
+        get_int(ld, v, path, "byteLength", 1, LONG_MAX / 4, REQUIRED, &length) ||
         get_int(ld, v, path, "byteStride", 4, 252, 4, &stride))
       return -1;
     if (stride % 4) return fail(ld, IK_GLTF_E_FORMAT, "%s.byteStride: expected a multiple of 4", path);
@@ -602,8 +605,8 @@ static int check_accessor(loader *ld, int a, int *view_out, size_t *offset_out, 
   if (!cJSON_IsObject(acc)) return fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object", path);
   if (get_int(ld, acc, path, "bufferView", 0, ld->view_count - 1, -2, &view) ||
       get_int(ld, acc, path, "byteOffset", 0, LONG_MAX / 4, 0, &offset) ||
-      get_int(ld, acc, path, "count", 1, LONG_MAX / 4, -1, &count) ||
-      get_int(ld, acc, path, "componentType", 0, 99999, -1, &ctype) ||
+      get_int(ld, acc, path, "count", 1, LONG_MAX / 4, REQUIRED, &count) ||
+      get_int(ld, acc, path, "componentType", 0, 99999, REQUIRED, &ctype) ||
       get_string(ld, acc, path, "type", &type))
     return -1;
   csize = component_size(ctype);
@@ -626,7 +629,7 @@ static int check_accessor(loader *ld, int a, int *view_out, size_t *offset_out, 
     long dummy;
     char vpath[32];
     snprintf(vpath, sizeof vpath, "bufferViews[%ld]", view);
-    if (get_int(ld, bv, vpath, "byteLength", 1, LONG_MAX / 4, -1, &vlength) ||
+    if (get_int(ld, bv, vpath, "byteLength", 1, LONG_MAX / 4, REQUIRED, &vlength) ||
         get_int(ld, bv, vpath, "byteStride", 0, 252, 0, &vstride) ||
         get_int(ld, bv, vpath, "byteOffset", 0, LONG_MAX / 4, 0, &dummy))
       return -1;
@@ -659,7 +662,7 @@ static int read_ibm(loader *ld, int skin, int a, gskin *sk) {
   long count, ctype, buffer;
   const char *type;
   const unsigned char *bytes = NULL;
-  char path[48];
+  char path[48], vpath[32];
   snprintf(path, sizeof path, "skins[%d].inverseBindMatrices", skin);
   if (check_accessor(ld, a, &view, &offset, &stride, &elem, &count, &ctype, &type)) return -1;
   if (strcmp(type, "MAT4") != 0 || ctype != 5126)
@@ -674,8 +677,8 @@ static int read_ibm(loader *ld, int skin, int a, gskin *sk) {
       return fail(ld, IK_GLTF_E_FORMAT, "%s: sparse inverse bind matrices are not supported", path);
     return fail(ld, IK_GLTF_E_FORMAT, "%s: accessors[%d] has no bufferView", path, a);
   }
-  snprintf(path, sizeof path, "bufferViews[%d]", view);
-  if (get_int(ld, ld->view_items[view], path, "buffer", 0, ld->buffer_count - 1, -1, &buffer) ||
+  snprintf(vpath, sizeof vpath, "bufferViews[%d]", view);
+  if (get_int(ld, ld->view_items[view], vpath, "buffer", 0, ld->buffer_count - 1, REQUIRED, &buffer) ||
       buffer_bytes(ld, (int)buffer, &bytes))
     return -1;
   for (i = 0; i < sk->joint_count; i++)
@@ -999,7 +1002,8 @@ static int read_buffers(loader *ld) {
     const char *uri;
     snprintf(path, sizeof path, "buffers[%d]", i);
     if (!cJSON_IsObject(b)) return fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object", path);
-    if (get_int(ld, b, path, "byteLength", 1, LONG_MAX / 4, -1, &len) || get_string(ld, b, path, "uri", &uri))
+    if (get_int(ld, b, path, "byteLength", 1, LONG_MAX / 4, REQUIRED, &len) ||
+        get_string(ld, b, path, "uri", &uri))
       return -1;
     ld->buffers[i++].size = (size_t)len;
   }
