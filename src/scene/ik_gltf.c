@@ -243,6 +243,10 @@ static void quat_from_rot(const double *m, double *q) {
     q[3] = (m[1] - m[3]) / s, q[0] = (m[6] + m[2]) / s, q[1] = (m[7] + m[5]) / s, q[2] = s / 4;
   }
   n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!(n > 0) || !isfinite(n)) { /* not reached from a finite invertible matrix */
+    q[0] = q[1] = q[2] = 0, q[3] = 1;
+    return;
+  }
   q[0] /= n, q[1] /= n, q[2] /= n, q[3] /= n;
   if (q[3] < 0) q[0] = -q[0], q[1] = -q[1], q[2] = -q[2], q[3] = -q[3];
 }
@@ -297,7 +301,7 @@ static int decompose(const double *m, double *q, double *col_len, int *flags) {
     for (i = 0; i < 9; i++) a[i] /= mean;
   }
   for (it = 0; it < 64; it++) {
-    double inv_t[9], dd = det3(a), change = 0;
+    double inv_t[9], dd = det3(a), change = 0, na = 0, ni = 0, gamma;
     /* X^-T = cofactor matrix / det */
     inv_t[0] = (a[4] * a[8] - a[5] * a[7]) / dd;
     inv_t[1] = (a[5] * a[6] - a[3] * a[8]) / dd;
@@ -308,8 +312,12 @@ static int decompose(const double *m, double *q, double *col_len, int *flags) {
     inv_t[6] = (a[1] * a[5] - a[2] * a[4]) / dd;
     inv_t[7] = (a[2] * a[3] - a[0] * a[5]) / dd;
     inv_t[8] = (a[0] * a[4] - a[1] * a[3]) / dd;
+    /* Higham's Frobenius scaling: a few iterations even for a badly conditioned matrix */
+    for (i = 0; i < 9; i++) na += a[i] * a[i], ni += inv_t[i] * inv_t[i];
+    gamma = sqrt(sqrt(ni / na));
+    if (!isfinite(gamma) || !(gamma > 0)) break;
     for (i = 0; i < 9; i++) {
-      double next = (a[i] + inv_t[i]) / 2;
+      double next = (gamma * a[i] + inv_t[i] / gamma) / 2;
       change += fabs(next - a[i]);
       a[i] = next;
     }
@@ -683,7 +691,7 @@ static int read_ibm(loader *ld, int skin, int a, gskin *sk) {
     return -1;
   for (i = 0; i < sk->joint_count; i++)
     for (k = 0; k < 16; k++) {
-      double v = read_f32le(bytes + offset + stride * (size_t)i + 4 * (size_t)k);
+      double v = (double)read_f32le(bytes + offset + stride * (size_t)i + 4 * (size_t)k);
       if (!isfinite(v))
         return fail(ld, IK_GLTF_E_FORMAT, "%s: matrix %d element %d is not a finite number", path, i, k);
       sk->ibm[i * 16 + k] = v;
