@@ -349,13 +349,14 @@ def lua_table(entries):
            "-- world rest positions (metres), as placed before encoding.", "return {"]
     for e in entries:
         out.append("  {")
-        out.append('    file = "%s", convention = "%s", pose = "%s", upper_chest = %s, neck2 = %s, toes = %s,'
-                   % (e["file"], e["convention"], e["pose"], str(e["upper_chest"]).lower(),
-                      str(e["neck2"]).lower(), str(e["toes"]).lower()))
+        out.append('    file = "%s", convention = "%s", pose = "%s",' % (e["file"], e["convention"], e["pose"]))
+        out.append("    upper_chest = %s, neck2 = %s, toes = %s," % (str(e["upper_chest"]).lower(),
+                                                                str(e["neck2"]).lower(), str(e["toes"]).lower()))
         out.append("    bones = {")
         for name, parent, p, role in e["bones"]:
-            out.append('      { name = "%s", parent = %s, role = %s, position = { %.17g, %.17g, %.17g } },'
-                       % (name, '"%s"' % parent if parent else "nil", '"%s"' % role if role else "nil", *p))
+            out.append('      { name = "%s", parent = %s, role = %s,'
+                       % (name, '"%s"' % parent if parent else "nil", '"%s"' % role if role else "nil"))
+            out.append("        position = { %.15g, %.15g, %.15g } }," % p)
         out.append("    },")
         out.append("  },")
     out.append("}")

@@ -64,7 +64,7 @@ static void read_options(lua_State *L, int arg, const char *fname, int with_base
   ik_gltf_options_init(opt);
   *base_dir = NULL;
   if (lua_isnoneornil(L, arg)) return;
-  if (!lua_istable(L, arg)) ikl_typeerror(L, arg, "table or nil");
+  if (!lua_istable(L, arg)) ikl_typeerror(L, arg, "table");
   ikl_check_keys(L, arg, fname, with_base ? keys : keys_file,
                  with_base ? "max_file_bytes, max_json_bytes, max_json_values, max_nodes, base_dir"
                            : "max_file_bytes, max_json_bytes, max_json_values, max_nodes");
@@ -226,12 +226,15 @@ static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_err
  * @return the model, or nil, message, kind
  */
 static int import_file(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  size_t len;
+  const char *path = luaL_checklstring(L, 1, &len);
   ik_gltf_options opt;
   const char *base_dir;
   ik_gltf *g = NULL;
   ik_gltf_error err;
   ik_gltf_status st;
+  if (len == 0 || strlen(path) != len)
+    return luaL_argerror(L, 1, "file path expected, got an empty string or one with a zero byte");
   read_options(L, 2, "ik.import: opts", 0, &opt, &base_dir);
   st = ik_gltf_load_file(path, &opt, &g, &err);
   return finish(L, st, g, &err);
@@ -259,6 +262,22 @@ static int import_string(lua_State *L) {
   return finish(L, st, g, &err);
 }
 
+/***
+ * The humanoid roles `ik.import` maps, in order: `hips`, `spine`, `chest`, `upperChest`,
+ * `neck`, `head`, `leftEye`, `rightEye`, `leftShoulder`, `leftUpperArm`, `leftLowerArm`,
+ * `leftHand`, the same four for `right`, `leftUpperLeg`, `leftLowerLeg`, `leftFoot`,
+ * `leftToes`, the same four for `right` (VRM's names).
+ * @table ik.humanoid_bones
+ */
+static void push_roles(lua_State *L) {
+  int r;
+  lua_createtable(L, IK_HUMANOID_BONE_COUNT, 0);
+  for (r = 0; r < IK_HUMANOID_BONE_COUNT; r++) {
+    lua_pushstring(L, ik_humanoid_bone_name(r));
+    lua_rawseti(L, -2, r + 1);
+  }
+}
+
 void ikl_open_import(lua_State *L) {
   luaL_newmetatable(L, IKL_GLTF_BOX);
   lua_pushcfunction(L, box_gc);
@@ -270,4 +289,6 @@ void ikl_open_import(lua_State *L) {
   lua_setfield(L, -3, "import");
   lua_pushcclosure(L, import_string, 1);
   lua_setfield(L, -2, "import_string");
+  push_roles(L);
+  lua_setfield(L, -2, "humanoid_bones");
 }

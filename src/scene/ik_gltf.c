@@ -295,12 +295,16 @@ static int decompose(const double *m, double *q, double *col_len, int *flags) {
     if (fabs(len[c] - len[0]) > 1e-9 * len[0] || fabs(dot) > 1e-9 * len[c] * len[(c + 1) % 3])
       *flags |= IK_GLTF_NODE_NONUNIFORM;
   }
-  /* Polar decomposition by Newton's iteration X <- (X + X^-T) / 2, from X / mean length. */
-  {
+  if (!(*flags & IK_GLTF_NODE_NONUNIFORM)) { /* a scaled rotation: its columns, normalised */
+    for (c = 0; c < 3; c++)
+      for (i = 0; i < 3; i++) a[c * 3 + i] /= len[c];
+    it = 64;
+  } else { /* Polar decomposition by Newton's iteration X <- (X + X^-T) / 2, from X / mean length. */
     double mean = cbrt(fabs(d));
     for (i = 0; i < 9; i++) a[i] /= mean;
+    it = 0;
   }
-  for (it = 0; it < 64; it++) {
+  for (; it < 64; it++) {
     double inv_t[9], dd = det3(a), change = 0, na = 0, ni = 0, gamma;
     /* X^-T = cofactor matrix / det */
     inv_t[0] = (a[4] * a[8] - a[5] * a[7]) / dd;
@@ -321,7 +325,7 @@ static int decompose(const double *m, double *q, double *col_len, int *flags) {
       change += fabs(next - a[i]);
       a[i] = next;
     }
-    if (change < 1e-15) break;
+    if (change < 1e-13) break; /* quadratic convergence: the next step would be at rounding level */
   }
   quat_from_rot(a, q);
   if (col_len) {

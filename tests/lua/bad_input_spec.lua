@@ -357,6 +357,10 @@ local ROWS = {
   { "watch:poll", self = "watch", args = {}, good = {} },
   { "watch:paths", self = "watch", args = {}, good = {} },
   { "watch:close", self = "watch", args = {}, good = {} },
+
+  -- import (a bad file is a return value, not an error: the good calls include one)
+  { "ik.import", args = { K.path, K.opt_spec }, good = { "tests/data/characters/vrm1_tpose.vrm", {} } },
+  { "ik.import_string", args = { K.string, K.opt_spec }, good = { "{}", { base_dir = "." } } },
 }
 
 -- Whole specs and lists: what no single argument kind says.
