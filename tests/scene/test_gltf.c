@@ -165,6 +165,11 @@ static void random_trees_match_composed_matrices(void **state) {
       tn[i].parent = i == 0 || t_int(&rng, 0, 5) == 0 ? -1 : t_int(&rng, 0, i - 1);
       for (k = 0; k < 3; k++) tn[i].t[k] = t_uniform(&rng, -2, 2);
       tn[i].q[0] = q.x, tn[i].q[1] = q.y, tn[i].q[2] = q.z, tn[i].q[3] = q.w;
+      { /* unit in double, as the importer makes it (a float build's t_unit_quat is unit to 1e-7) */
+        double qn = sqrt(tn[i].q[0] * tn[i].q[0] + tn[i].q[1] * tn[i].q[1] + tn[i].q[2] * tn[i].q[2] +
+                         tn[i].q[3] * tn[i].q[3]);
+        for (k = 0; k < 4; k++) tn[i].q[k] /= qn;
+      }
       tn[i].s[0] = tn[i].s[1] = tn[i].s[2] = kind < 6 ? 1 : t_uniform(&rng, 0.5, 2);
       if (kind == 9) /* non-uniform, sometimes mirrored */
         for (k = 0; k < 3; k++) tn[i].s[k] = t_uniform(&rng, 0.5, 2) * (t_int(&rng, 0, 3) == 0 ? -1 : 1);
@@ -237,8 +242,8 @@ static void random_trees_match_composed_matrices(void **state) {
           for (c2 = 0; c2 < 3; c2++) {
             ik_vec3 axis = ik_quat_rotate(q, ik_vec3_make(r2 == 0, r2 == 1, r2 == 2));
             double sign = c2 == 0 && (flags & IK_GLTF_NODE_MIRRORED) ? -1 : 1;
-            b[r2][c2] =
-                sign * (axis.x * t->world.m[0][c2] + axis.y * t->world.m[1][c2] + axis.z * t->world.m[2][c2]);
+            b[r2][c2] = sign * ((double)axis.x * t->world.m[0][c2] + (double)axis.y * t->world.m[1][c2] +
+                                (double)axis.z * t->world.m[2][c2]);
             big = fmax(big, fabs(b[r2][c2]));
           }
         for (r2 = 0; r2 < 3; r2++)
@@ -248,9 +253,9 @@ static void random_trees_match_composed_matrices(void **state) {
           ik_vec3 axis = ik_quat_rotate(q, ik_vec3_make(c == 0, c == 1, c == 2));
           double len = sqrt(t->world.m[0][c] * t->world.m[0][c] + t->world.m[1][c] * t->world.m[1][c] +
                             t->world.m[2][c] * t->world.m[2][c]);
-          worst_rot = fmax(worst_rot, fabs(axis.x - t->world.m[0][c] / len));
-          worst_rot = fmax(worst_rot, fabs(axis.y - t->world.m[1][c] / len));
-          worst_rot = fmax(worst_rot, fabs(axis.z - t->world.m[2][c] / len));
+          worst_rot = fmax(worst_rot, fabs((double)axis.x - t->world.m[0][c] / len));
+          worst_rot = fmax(worst_rot, fabs((double)axis.y - t->world.m[1][c] / len));
+          worst_rot = fmax(worst_rot, fabs((double)axis.z - t->world.m[2][c] / len));
         }
       }
     }
