@@ -95,9 +95,13 @@ static void push_skeleton(lua_State *L, const ik_gltf *g, int skin) {
   }
   descs = (ik_bone_desc *)ikl_newuserdata0(L, sizeof(ik_bone_desc) * (size_t)n);
   if (ik_gltf_skeleton_descs(g, skin, descs, NULL, n, &err) != IK_GLTF_OK) {
-    lua_pop(L, 1);
+    /* {message, kind}: caught by finish's pcall and returned as nil, message, kind */
+    lua_createtable(L, 2, 0);
     lua_pushstring(L, err.message);
-    lua_error(L); /* caught by import's pcall and returned as nil, message */
+    lua_rawseti(L, -2, 1);
+    lua_pushstring(L, status_kind(err.status));
+    lua_rawseti(L, -2, 2);
+    lua_error(L);
   }
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_createtable(L, n, 0);
@@ -178,6 +182,7 @@ static int build_model(lua_State *L) {
  * kind. */
 static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_error *err) {
   gltf_box *box;
+  int rc;
   if (st != IK_GLTF_OK) {
     lua_pushnil(L);
     lua_pushstring(L, err->message);
@@ -190,17 +195,19 @@ static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_err
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_pushcclosure(L, build_model, 1);
   lua_pushvalue(L, -2);
-  st = lua_pcall(L, 1, 1, 0) == 0 ? IK_GLTF_OK : IK_GLTF_E_FORMAT;
+  rc = lua_pcall(L, 1, 1, 0);
   ik_gltf_free(box->g);
   box->g = NULL;
-  if (st != IK_GLTF_OK) {
-    lua_pushnil(L);
-    lua_insert(L, -2);
-    lua_pushstring(
-        L, lua_type(L, -1) == LUA_TSTRING && strstr(lua_tostring(L, -1), "memory") ? "memory" : "format");
-    return 3;
+  if (rc == 0) return 1;
+  lua_pushnil(L);
+  if (lua_istable(L, -2)) {
+    lua_rawgeti(L, -2, 1);
+    lua_rawgeti(L, -3, 2);
+  } else { /* out of memory, or (not reached) ik.skeleton refusing what the importer made */
+    lua_pushvalue(L, -2);
+    lua_pushstring(L, rc == LUA_ERRMEM ? "memory" : "format");
   }
-  return 1;
+  return 3;
 }
 
 /***

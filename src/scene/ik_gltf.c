@@ -141,7 +141,7 @@ static int get_int(loader *ld, const cJSON *obj, const char *path, const char *k
   }
   d = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
   if (!(d >= (double)lo && d <= (double)hi) || d != floor(d)) {
-    if (hi == lo - 1 || hi < lo)
+    if (hi < lo)
       return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: no such entry (the array is empty)", path, key);
     return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: expected an integer in %ld..%ld", path, key, lo, hi);
   }
@@ -401,6 +401,11 @@ static int name_nodes(loader *ld, cJSON *nodes) {
       while (table[h] && strcmp(table[h], cand) != 0) h = (h + 1) & (uint32_t)(cap - 1);
       if (!table[h]) {
         g->nodes[i].name = table[h] = pool_add(ld, cand, strlen(cand));
+        if (!table[h]) { /* the pool is sized for the longest suffix: not reached */
+          free(table);
+          free(cand);
+          return fail(ld, IK_GLTF_E_MEMORY, "nodes[%d].name: no room", i);
+        }
         break;
       }
     }
@@ -484,7 +489,7 @@ static int read_external(loader *ld, const char *path, const char *uri, size_t n
   if (dl > 0 && file[dl - 1] != '/') file[dl++] = '/';
   for (i = 0, j = dl; i < ul; i++) { /* percent-decoding (a URI's %20) */
     int h1, h2;
-    if (uri[i] == '%' && i + 2 < ul + 0 + 1 && (h1 = hexval(uri[i + 1])) >= 0 &&
+    if (uri[i] == '%' && i + 2 < ul && (h1 = hexval(uri[i + 1])) >= 0 &&
         (h2 = hexval(uri[i + 2])) >= 0) {
       file[j++] = (char)(h1 * 16 + h2);
       i += 2;
@@ -1034,7 +1039,13 @@ static int load_json(loader *ld, const char *json, size_t len) {
   ld->root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
   if (!ld->root) {
     size_t at = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-    return fail(ld, IK_GLTF_E_FORMAT, "JSON: syntax error at byte %zu", at);
+    size_t line = 1, col = 1, k;
+    for (k = 0; k < at; k++) /* a .gltf is edited by hand: say where as an editor would */
+      if (json[k] == '\n')
+        line++, col = 1;
+      else
+        col++;
+    return fail(ld, IK_GLTF_E_FORMAT, "JSON: syntax error at line %zu, column %zu (byte %zu)", line, col, at);
   }
   if (!cJSON_IsObject(ld->root)) return fail(ld, IK_GLTF_E_FORMAT, "JSON: the top level is not an object");
   asset = field(ld->root, "asset");

@@ -163,8 +163,13 @@ describe("import errors", function()
                 { ik.import_string(cyclic) })
     assert.same({ nil, "GLB: 10 bytes, shorter than the 12-byte header", "format" },
                 { ik.import_string("glTF\2\0\0\0\0\0") })
+    local far = '{"asset":{"version":"2.0"},"nodes":[{"translation":[1e200,0,0]}]}'
+    local model, message, kind = ik.import_string(far)
+    assert.is_nil(model)
+    assert.equal("limit", kind)
+    assert.equal("nodes[0]: position beyond ", message:sub(1, 26))
     local glb = read(DIR .. "blender_tpose.glb")
-    local message = select(2, ik.import_string(glb:sub(1, 1000)))
+    message = select(2, ik.import_string(glb:sub(1, 1000)))
     assert.equal("GLB: header says " .. #glb .. " bytes, the file has 1000 (truncated)", message)
     assert.same({ nil, "nodes: 26 entries, more than the limit of 5", "limit" },
                 { ik.import(DIR .. "blender_tpose.glb", { max_nodes = 5 }) })

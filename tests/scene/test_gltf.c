@@ -440,7 +440,10 @@ static void expect_json_error(const char *json, const char *message) {
 
 static void malformed_json_is_refused_by_path(void **state) {
   (void)state;
-  expect_json_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[}", "JSON: syntax error at byte 36");
+  expect_json_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[}",
+                    "JSON: syntax error at line 1, column 37 (byte 36)");
+  expect_json_error("{\n \"asset\": {\n  \"version\": \"2.0\",\n }\n}",
+                    "JSON: syntax error at line 4, column 3 (byte 36)");
   expect_json_error("[1,2]", "JSON: the top level is not an object");
   expect_json_error("{\"nodes\":[]}", "asset: missing (not a glTF file)");
   expect_json_error("{\"asset\":{\"version\":\"1.0\"}}", "asset.version: expected \"2.x\", got \"1.0\"");
@@ -707,6 +710,11 @@ static void arguments_are_checked(void **state) {
   assert_int_equal(ik_gltf_skin_joint(g, 0, 0), -1);
   assert_int_equal(ik_gltf_humanoid_node(g, -1), -1);
   assert_int_equal(ik_gltf_node_count(NULL), 0);
+  ik_gltf_free(g);
+  /* loads (the world matrix is finite), but no skeleton takes a coordinate that large */
+  g = load_ok(HEAD "\"nodes\":[{\"translation\":[1e200,0,0]}]}");
+  assert_int_equal(ik_gltf_skeleton_descs(g, IK_GLTF_ALL_JOINTS, d, NULL, 1, &err), IK_GLTF_E_LIMIT);
+  assert_memory_equal(err.message, "nodes[0]: position beyond ", 26);
   ik_gltf_free(g);
   ik_gltf_free(NULL);
 }
