@@ -169,6 +169,21 @@ static int build_model(lua_State *L) {
   lua_pop(L, 1);
   lua_setfield(L, m, "humanoid_names");
   lua_setfield(L, m, "humanoid");
+  lua_newtable(L); /* vertex_bounds: name -> {min, max, count} */
+  for (r = 0; r < ik_gltf_node_count(g); r++) {
+    double lo[3], hi[3];
+    int n = ik_gltf_node_vertex_bounds(g, r, lo, hi);
+    if (n == 0) continue;
+    lua_createtable(L, 0, 3);
+    ikl_pushvec3(L, ik_vec3_make((ik_real)lo[0], (ik_real)lo[1], (ik_real)lo[2]));
+    lua_setfield(L, -2, "min");
+    ikl_pushvec3(L, ik_vec3_make((ik_real)hi[0], (ik_real)hi[1], (ik_real)hi[2]));
+    lua_setfield(L, -2, "max");
+    lua_pushinteger(L, n);
+    lua_setfield(L, -2, "count");
+    lua_setfield(L, -2, ik_gltf_node_name(g, r));
+  }
+  lua_setfield(L, m, "vertex_bounds");
   if (vrm != IK_GLTF_VRM_NONE) {
     lua_pushstring(L, vrm == IK_GLTF_VRM_0 ? "0.x" : "1.0");
     lua_setfield(L, m, "vrm");
@@ -223,6 +238,9 @@ static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_err
  *   `right`, `leftUpperLeg`, `leftLowerLeg`, `leftFoot`, `leftToes`, and `right`) ->
  *   `ik.bone` of `skeleton`; empty without a VRM map;
  * - `humanoid_names`: role -> bone name;
+ * - `vertex_bounds`: bone name -> `{min = ik.vec3, max = ik.vec3, count = n}`, the
+ *   world-space box at rest of the skinned vertices that follow that bone most (bones no
+ *   vertex follows are absent): a foot's lowest point is its sole;
  * - `vrm`: `"0.x"`, `"1.0"` or nil;
  * - `forward`: the way the model faces, `ik.vec3(0, 0, 1)` (glTF, VRM 1.0) or
  *   `(0, 0, -1)` (VRM 0.x).

@@ -21,7 +21,9 @@ typedef struct gnode {
   int flags;
   double t[3], r[4], s[3]; /* local TRS (a matrix decomposed) */
   double local[16], world[16];
-  double rot_ws[4]; /* world rotation, unit */
+  double rot_ws[4];        /* world rotation, unit */
+  double bmin[3], bmax[3]; /* rest extent of the vertices that follow this node most */
+  int vertices;
 } gnode;
 
 typedef struct gskin {
@@ -59,7 +61,7 @@ typedef struct loader {
   int view_count, buffer_count, accessor_count;
   buffer_data *buffers;
   /* the entries of "buffers", "bufferViews" and "accessors", for O(1) lookups */
-  cJSON **buffer_items, **view_items, **accessor_items;
+  cJSON **buffer_items, **view_items, **accessor_items, **mesh_items;
   ik_gltf *g;
   size_t pool_used, pool_cap;
 } loader;
@@ -141,8 +143,7 @@ static int get_int(loader *ld, const cJSON *obj, const char *path, const char *k
   }
   d = cJSON_IsNumber(v) ? v->valuedouble : (double)NAN;
   if (!(d >= (double)lo && d <= (double)hi) || d != floor(d)) {
-    if (hi < lo)
-      return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: no such entry (the array is empty)", path, key);
+    if (hi < lo) return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: no such entry (the array is empty)", path, key);
     return fail(ld, IK_GLTF_E_FORMAT, "%s.%s: expected an integer in %ld..%ld", path, key, lo, hi);
   }
   *out = (long)d;
@@ -489,8 +490,7 @@ static int read_external(loader *ld, const char *path, const char *uri, size_t n
   if (dl > 0 && file[dl - 1] != '/') file[dl++] = '/';
   for (i = 0, j = dl; i < ul; i++) { /* percent-decoding (a URI's %20) */
     int h1, h2;
-    if (uri[i] == '%' && i + 2 < ul && (h1 = hexval(uri[i + 1])) >= 0 &&
-        (h2 = hexval(uri[i + 2])) >= 0) {
+    if (uri[i] == '%' && i + 2 < ul && (h1 = hexval(uri[i + 1])) >= 0 && (h2 = hexval(uri[i + 2])) >= 0) {
       file[j++] = (char)(h1 * 16 + h2);
       i += 2;
     } else {
@@ -927,6 +927,180 @@ static int read_humanoid(loader *ld) {
   return 0;
 }
 
+/* ---- skinned vertices: each joint's rest extent ---- */
+
+/* An accessor's elements, for reading component by component. */
+typedef struct acc_view {
+  const unsigned char *base;
+  size_t stride;
+  long count, ctype;
+  int normalized;
+} acc_view;
+
+/* Opens accessor a (path names the attribute) as `ncomp` components of one of `ctypes`
+ * (0-terminated). 1 when it has no buffer view (zeros, or compressed data: nothing to
+ * read), 0 when opened, -1 when refused. */
+static int open_accessor(loader *ld, int a, const char *path, const char *type_want, const long *ctypes,
+                         acc_view *out) {
+  int view, k;
+  size_t offset = 0, stride = 0, elem = 0;
+  long buffer;
+  const char *type;
+  const unsigned char *bytes = NULL;
+  char vpath[32];
+  cJSON *norm;
+  if (check_accessor(ld, a, &view, &offset, &stride, &elem, &out->count, &out->ctype, &type)) return -1;
+  for (k = 0; ctypes[k] && ctypes[k] != out->ctype; k++) continue;
+  if (strcmp(type, type_want) != 0 || !ctypes[k])
+    return fail(ld, IK_GLTF_E_FORMAT, "%s: accessors[%d] is %s of component type %ld, not a %s this reads",
+                path, a, type, out->ctype, type_want);
+  if (view < 0) return 1;
+  norm = field(ld->accessor_items[a], "normalized");
+  out->normalized = cJSON_IsTrue(norm);
+  snprintf(vpath, sizeof vpath, "bufferViews[%d]", view);
+  if (get_int(ld, ld->view_items[view], vpath, "buffer", 0, ld->buffer_count - 1, REQUIRED, &buffer) ||
+      buffer_bytes(ld, (int)buffer, &bytes))
+    return -1;
+  out->base = bytes + offset;
+  out->stride = stride;
+  return 0;
+}
+
+static double acc_get(const acc_view *v, long i, int c) {
+  const unsigned char *p = v->base + v->stride * (size_t)i;
+  switch (v->ctype) {
+    case 5121:
+      return v->normalized ? p[c] / 255.0 : p[c];
+    case 5123: {
+      unsigned u = (unsigned)p[2 * c] | (unsigned)p[2 * c + 1] << 8;
+      return v->normalized ? u / 65535.0 : u;
+    }
+    default:
+      return (double)read_f32le(p + 4 * c);
+  }
+}
+
+/* One skinned primitive: each vertex at rest (the sum over its joints of weight * joint
+ * world * inverse bind * position) widens the box of the joint it follows most. */
+static int skin_primitive(loader *ld, const cJSON *prim, const char *path, int skin,
+                          const double *joint_mats) {
+  static const long f32[] = {5126, 0}, joint_types[] = {5121, 5123, 0},
+                    weight_types[] = {5126, 5121, 5123, 0};
+  ik_gltf *g = ld->g;
+  const gskin *sk = &g->skins[skin];
+  cJSON *attrs = field(prim, "attributes");
+  long pos_a, joints_a, weights_a, i;
+  acc_view pos, joints, weights;
+  char apath[160];
+  int k, rc;
+  if (!cJSON_IsObject(attrs)) return fail(ld, IK_GLTF_E_FORMAT, "%s.attributes: expected an object", path);
+  snprintf(apath, sizeof apath, "%s.attributes", path);
+  if (get_int(ld, attrs, apath, "POSITION", 0, ld->accessor_count - 1, -1, &pos_a) ||
+      get_int(ld, attrs, apath, "JOINTS_0", 0, ld->accessor_count - 1, -1, &joints_a) ||
+      get_int(ld, attrs, apath, "WEIGHTS_0", 0, ld->accessor_count - 1, -1, &weights_a))
+    return -1;
+  if (pos_a < 0 || joints_a < 0 || weights_a < 0) return 0; /* not skinned */
+  snprintf(apath, sizeof apath, "%s.attributes.POSITION", path);
+  if ((rc = open_accessor(ld, (int)pos_a, apath, "VEC3", f32, &pos)) != 0) return rc < 0 ? -1 : 0;
+  snprintf(apath, sizeof apath, "%s.attributes.JOINTS_0", path);
+  if ((rc = open_accessor(ld, (int)joints_a, apath, "VEC4", joint_types, &joints)) != 0)
+    return rc < 0 ? -1 : 0;
+  snprintf(apath, sizeof apath, "%s.attributes.WEIGHTS_0", path);
+  if ((rc = open_accessor(ld, (int)weights_a, apath, "VEC4", weight_types, &weights)) != 0)
+    return rc < 0 ? -1 : 0;
+  if (joints.count != pos.count || weights.count != pos.count)
+    return fail(ld, IK_GLTF_E_FORMAT, "%s.attributes: POSITION has %ld elements, JOINTS_0 %ld, WEIGHTS_0 %ld",
+                path, pos.count, joints.count, weights.count);
+  for (i = 0; i < pos.count; i++) {
+    double v[3], out[3] = {0, 0, 0}, best = 0;
+    int best_joint = -1;
+    for (k = 0; k < 3; k++) v[k] = acc_get(&pos, i, k);
+    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+      return fail(ld, IK_GLTF_E_FORMAT, "%s.attributes.POSITION: vertex %ld is not finite", path, i);
+    for (k = 0; k < 4; k++) {
+      double w = acc_get(&weights, i, k), j = acc_get(&joints, i, k);
+      const double *m;
+      int c;
+      if (!(w >= 0) || !isfinite(w))
+        return fail(ld, IK_GLTF_E_FORMAT,
+                    "%s.attributes.WEIGHTS_0: vertex %ld has a weight that is not a finite number >= 0", path,
+                    i);
+      if (w == 0) continue;
+      if (j >= sk->joint_count)
+        return fail(ld, IK_GLTF_E_FORMAT,
+                    "%s.attributes.JOINTS_0: vertex %ld names joint %.0f, skins[%d] has %d", path, i, j, skin,
+                    sk->joint_count);
+      m = joint_mats + 16 * (int)j;
+      for (c = 0; c < 3; c++) out[c] += w * (m[c] * v[0] + m[4 + c] * v[1] + m[8 + c] * v[2] + m[12 + c]);
+      if (w > best) best = w, best_joint = (int)j;
+    }
+    if (best_joint >= 0) {
+      gnode *nd = &g->nodes[sk->joints[best_joint]];
+      double total = 0;
+      for (k = 0; k < 4; k++) total += acc_get(&weights, i, k);
+      for (k = 0; k < 3; k++)
+        if (!isfinite(out[k] / total))
+          return fail(ld, IK_GLTF_E_FORMAT,
+                      "%s.attributes.POSITION: vertex %ld is at no finite point at rest", path, i);
+      for (k = 0; k < 3; k++) {
+        double c = out[k] / total; /* weights need not sum to one exactly */
+        if (nd->vertices == 0 || c < nd->bmin[k]) nd->bmin[k] = c;
+        if (nd->vertices == 0 || c > nd->bmax[k]) nd->bmax[k] = c;
+      }
+      nd->vertices++;
+    }
+  }
+  return 0;
+}
+
+/* Every node with both a mesh and a skin: its primitives' vertices. */
+static int read_vertex_bounds(loader *ld, cJSON *nodes) {
+  ik_gltf *g = ld->g;
+  cJSON *meshes, *e;
+  int mesh_count, i = 0;
+  double *mats = NULL;
+  if (opt_array(ld, ld->root, "", "meshes", &meshes, &mesh_count)) return -1;
+  cJSON_ArrayForEach(e, nodes) {
+    char path[32];
+    long mesh, skin;
+    cJSON *prims, *prim;
+    int n, k = 0, j;
+    const gskin *sk;
+    snprintf(path, sizeof path, "nodes[%d]", i++);
+    if (get_int(ld, e, path, "mesh", 0, mesh_count - 1, -1, &mesh) ||
+        get_int(ld, e, path, "skin", 0, g->skin_count - 1, -1, &skin))
+      goto fail;
+    if (mesh < 0 || skin < 0) continue;
+    sk = &g->skins[skin];
+    free(mats);
+    mats = (double *)malloc(sizeof(double) * 16 * (size_t)sk->joint_count);
+    if (!mats) {
+      fail(ld, IK_GLTF_E_MEMORY, "out of memory");
+      goto fail;
+    }
+    for (j = 0; j < sk->joint_count; j++) {
+      static const double ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+      mat_mul(g->nodes[sk->joints[j]].world, sk->ibm ? sk->ibm + 16 * j : ident, mats + 16 * j);
+    }
+    snprintf(path, sizeof path, "meshes[%ld]", mesh);
+    if (opt_array(ld, ld->mesh_items[mesh], path, "primitives", &prims, &n)) goto fail;
+    cJSON_ArrayForEach(prim, prims) {
+      char ppath[64];
+      snprintf(ppath, sizeof ppath, "%s.primitives[%d]", path, k++);
+      if (!cJSON_IsObject(prim)) {
+        fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object", ppath);
+        goto fail;
+      }
+      if (skin_primitive(ld, prim, ppath, (int)skin, mats)) goto fail;
+    }
+  }
+  free(mats);
+  return 0;
+fail:
+  free(mats);
+  return -1;
+}
+
 /* ---- the load ---- */
 
 /* Counts JSON values without building anything: at most one per ',', '[', '{' or ':'
@@ -1109,7 +1283,14 @@ static int load_json(loader *ld, const char *json, size_t len) {
   free(order);
   g->skins = (gskin *)calloc((size_t)(g->skin_count > 0 ? g->skin_count : 1), sizeof *g->skins);
   if (!g->skins) return fail(ld, IK_GLTF_E_MEMORY, "out of memory");
-  if (read_skins(ld, skins) || read_humanoid(ld)) return -1;
+  {
+    cJSON *meshes;
+    int mesh_count;
+    if (opt_array(ld, ld->root, "", "meshes", &meshes, &mesh_count) ||
+        !(ld->mesh_items = index_array(ld, meshes, mesh_count)))
+      return -1;
+  }
+  if (read_skins(ld, skins) || read_humanoid(ld) || read_vertex_bounds(ld, nodes)) return -1;
   return 0;
 }
 
@@ -1171,6 +1352,7 @@ ik_gltf_status ik_gltf_load_memory(const void *data, size_t size, const char *ba
   free(ld.buffer_items);
   free(ld.view_items);
   free(ld.accessor_items);
+  free(ld.mesh_items);
   if (rc) {
     ik_gltf_free(ld.g);
     return ld.err->status;
@@ -1293,6 +1475,13 @@ ik_gltf_status ik_gltf_skin_inverse_bind(const ik_gltf *g, int skin, int joint, 
     return IK_GLTF_E_ARGUMENT;
   memcpy(matrix, g->skins[skin].ibm ? g->skins[skin].ibm + 16 * joint : ident, sizeof ident);
   return IK_GLTF_OK;
+}
+
+int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3], double max[3]) {
+  if (!node_ok(g, node) || g->nodes[node].vertices == 0) return 0;
+  if (min) memcpy(min, g->nodes[node].bmin, sizeof g->nodes[node].bmin);
+  if (max) memcpy(max, g->nodes[node].bmax, sizeof g->nodes[node].bmax);
+  return g->nodes[node].vertices;
 }
 
 ik_gltf_vrm ik_gltf_vrm_version(const ik_gltf *g) { return g ? g->vrm : IK_GLTF_VRM_NONE; }

@@ -7,8 +7,9 @@
  * skin (its joints and inverse bind matrices), and the humanoid map of the VRM extension
  * (`extensions.VRM.humanoid.humanBones`, VRM 0.x) or of VRMC_vrm
  * (`extensions.VRMC_vrm.humanoid.humanBones`, VRM 1.0; preferred when a file has both).
- * Meshes, materials and animations are checked only as far as the skeleton needs (every
- * accessor's and buffer view's range is checked; only the inverse bind matrices are read).
+ * Materials and animations are not read; every accessor's and buffer view's range is
+ * checked; the inverse bind matrices and the skinned meshes' positions, joints and weights
+ * are read (ik_gltf_node_vertex_bounds), streamed: no vertex is kept.
  *
  * Conventions: glTF's own (+Y up, right-handed, metres, quaternions (x, y, z, w), matrices
  * column-major), which are this library's, so nothing is converted. A VRM 0.x avatar faces
@@ -154,6 +155,17 @@ int ik_gltf_skin_joint_count(const ik_gltf *g, int skin);
 int ik_gltf_skin_joint(const ik_gltf *g, int skin, int joint);
 /* The joint's inverse bind matrix (identity when the skin has none). */
 ik_gltf_status ik_gltf_skin_inverse_bind(const ik_gltf *g, int skin, int joint, double matrix[16]);
+
+/* The rest extent of the skinned vertices that follow `node` most (their largest weight
+ * is its joint's), over every node that has both a mesh and a skin: the world-space box
+ * in min and max (either may be NULL), and the number of vertices as the return value. 0,
+ * min and max untouched, for a node no vertex follows or out of range. Vertices are
+ * placed as skinning places them at rest (the weighted sum of joint world times inverse
+ * bind matrix times position), so the box is right even when the bind pose is not the
+ * rest pose. Read from JOINTS_0 / WEIGHTS_0 and a float POSITION; a primitive without
+ * them, or whose data has no buffer view (compressed meshes), adds nothing. What a foot
+ * rig needs for its sole: the lowest point of the foot's and toes' boxes. */
+int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3], double max[3]);
 
 /* ---- humanoid ---- */
 

@@ -3,7 +3,8 @@
  *
  * No input may crash, read out of bounds or leak. An input that loads must give a
  * consistent result: every node named, names unique, parents in range and acyclic,
- * humanoid nodes in range, inverse bind matrices finite, and every skeleton the file
+ * humanoid nodes in range, inverse bind matrices finite, vertex boxes finite and not
+ * inside out, and every skeleton the file
  * describes either built by ik_skeleton_init (finite world transforms) or refused by
  * ik_gltf_skeleton_descs with a message. External files are never opened (no base
  * directory). Seeds: tests/fuzz/corpus/fuzz_gltf (the test characters and malformed
@@ -84,11 +85,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(names);
   for (i = 0; i < n; i++) {
     int p = i, steps = 0;
-    double m[16];
+    double m[16], lo[3], hi[3];
     names[i] = ik_gltf_node_name(g, i);
     CHECK(names[i] && names[i][0]);
     while ((p = ik_gltf_node_parent(g, p)) >= 0) CHECK(++steps < n);
     CHECK(ik_gltf_node_world(g, i, m) == IK_GLTF_OK);
+    if (ik_gltf_node_vertex_bounds(g, i, lo, hi) > 0)
+      for (j = 0; j < 3; j++) CHECK(isfinite(lo[j]) && isfinite(hi[j]) && lo[j] <= hi[j]);
   }
   qsort(names, (size_t)n, sizeof *names, by_name);
   for (i = 1; i < n; i++) CHECK(strcmp(names[i - 1], names[i]) != 0);

@@ -83,6 +83,17 @@ describe("ik.import", function()
         end
       end)
 
+      it("measures each bone's skinned vertices at rest", function()
+        -- the generator's mesh: a triangle at each bone's head, (+-0.01, 0, 0) and (0, 0.01, 0) off it
+        for _, b in ipairs(c.bones) do
+          local box = model.vertex_bounds[b.name]
+          local p = b.position
+          assert.equal(3, box.count)
+          assert(h.vec_near(box.min, { p[1] - 0.01, p[2], p[3] }, 1e-5))
+          assert(h.vec_near(box.max, { p[1] + 0.01, p[2] + 0.01, p[3] }, 1e-5))
+        end
+      end)
+
       it("lists its skin with a skeleton of its own", function()
         assert.equal(1, #model.skins)
         assert.equal("Skin", model.skins[1].name)

@@ -438,6 +438,106 @@ static void expect_json_error(const char *json, const char *message) {
 
 #define HEAD "{\"asset\":{\"version\":\"2.0\"},"
 
+/* ---- skinned vertices ---- */
+
+/* Two joints: root at (0, 1, 0), arm 1 along X from it and turned 90 degrees about Z at
+ * rest, but bound unturned (its inverse bind matrix is the inverse of translate(1, 1, 0)).
+ * Vertex A (2, 1, 0) follows the arm: at rest it is at (1, 2, 0). Vertex B (0.5, 1, 0) is
+ * 153/255 root and 102/255 arm: 0.6 (0.5, 1, 0) + 0.4 (1, 0.5, 0) = (0.7, 0.8, 0). */
+typedef struct skin_bin {
+  float pos[6];
+  unsigned char joints[8], weights[8];
+  float ibm[32];
+} skin_bin;
+
+static unsigned char *skinned_glb(const char *attributes, const char *extra_accessor, size_t *size) {
+  static const skin_bin bin = {
+      {2, 1, 0, 0.5f, 1, 0},
+      {1, 0, 0, 0, 0, 1, 0, 0},
+      {255, 0, 0, 0, 153, 102, 0, 0},
+      {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, -1, 0, 1}};
+  char json[2048];
+  snprintf(
+      json, sizeof json,
+      HEAD
+      "\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"
+      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":2},"
+      "{\"bufferView\":0,\"byteOffset\":24,\"componentType\":5121,\"type\":\"VEC4\",\"count\":2},"
+      "{\"bufferView\":0,\"byteOffset\":32,\"componentType\":5121,\"normalized\":true,\"type\":\"VEC4\","
+      "\"count\":2},"
+      "{\"bufferView\":0,\"byteOffset\":40,\"componentType\":5126,\"type\":\"MAT4\",\"count\":2}%s],"
+      "\"nodes\":[{\"name\":\"root\",\"translation\":[0,1,0],\"children\":[1]},"
+      "{\"name\":\"arm\",\"translation\":[1,0,0],\"rotation\":[0,0,0.7071067811865476,0.7071067811865476]},"
+      "{\"mesh\":0,\"skin\":0}],"
+      "\"meshes\":[{\"primitives\":[{\"attributes\":{%s}}]}],"
+      "\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":3}]}",
+      sizeof bin, sizeof bin, extra_accessor, attributes);
+  return glb(json, &bin, sizeof bin, size);
+}
+
+static void skinned_vertices_are_measured_at_rest(void **state) {
+  size_t size;
+  unsigned char *d = skinned_glb("\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2", "", &size);
+  ik_gltf *g = NULL;
+  ik_gltf_error err;
+  double lo[3], hi[3];
+  (void)state;
+  if (ik_gltf_load_memory(d, size, NULL, NULL, &g, &err) != IK_GLTF_OK) fail_msg("%s", err.message);
+  assert_int_equal(ik_gltf_node_vertex_bounds(g, 1, lo, hi), 1);
+  assert_near(lo[0], 1, 1e-6);
+  assert_near(lo[1], 2, 1e-6);
+  assert_near(hi[2], 0, 1e-6);
+  assert_int_equal(ik_gltf_node_vertex_bounds(g, 0, lo, hi), 1);
+  assert_near(lo[0], 0.7, 1e-6);
+  assert_near(hi[1], 0.8, 1e-6);
+  assert_int_equal(ik_gltf_node_vertex_bounds(g, 2, lo, hi), 0); /* the mesh node: no joint */
+  assert_int_equal(ik_gltf_node_vertex_bounds(g, 3, NULL, NULL), 0);
+  ik_gltf_free(g);
+  free(d);
+  /* no JOINTS_0: not skinned, nothing measured, no error */
+  d = skinned_glb("\"POSITION\":0", "", &size);
+  assert_int_equal(ik_gltf_load_memory(d, size, NULL, NULL, &g, &err), IK_GLTF_OK);
+  assert_int_equal(ik_gltf_node_vertex_bounds(g, 1, NULL, NULL), 0);
+  ik_gltf_free(g);
+  free(d);
+}
+
+static void bad_skinned_vertices_are_refused(void **state) {
+  static const struct {
+    const char *attributes, *extra, *message;
+  } cases[] = {
+      {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":0", "",
+       "meshes[0].primitives[0].attributes.WEIGHTS_0: accessors[0] is VEC3 of component type 5126, not a "
+       "VEC4 this "
+       "reads"},
+      {"\"POSITION\":1,\"JOINTS_0\":1,\"WEIGHTS_0\":2", "",
+       "meshes[0].primitives[0].attributes.POSITION: accessors[1] is VEC4 of component type 5121, not a VEC3 "
+       "this "
+       "reads"},
+      {"\"POSITION\":0,\"JOINTS_0\":4,\"WEIGHTS_0\":2",
+       ",{\"bufferView\":0,\"byteOffset\":42,\"componentType\":5121,\"type\":\"VEC4\",\"count\":2}",
+       "meshes[0].primitives[0].attributes.JOINTS_0: vertex 0 names joint 128, skins[0] has 2"},
+      {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":4",
+       ",{\"bufferView\":0,\"byteOffset\":32,\"componentType\":5121,\"normalized\":true,\"type\":\"VEC4\","
+       "\"count\":1}",
+       "meshes[0].primitives[0].attributes: POSITION has 2 elements, JOINTS_0 2, WEIGHTS_0 1"},
+      {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":4",
+       ",{\"bufferView\":0,\"byteOffset\":88,\"componentType\":5126,\"type\":\"VEC4\",\"count\":2}",
+       "meshes[0].primitives[0].attributes.WEIGHTS_0: vertex 0 has a weight that is not a finite number >= "
+       "0"},
+      {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":9", "",
+       "meshes[0].primitives[0].attributes.WEIGHTS_0: expected an integer in 0..3"},
+  };
+  size_t i;
+  (void)state;
+  for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+    size_t size;
+    unsigned char *d = skinned_glb(cases[i].attributes, cases[i].extra, &size);
+    expect_error(d, size, NULL, NULL, IK_GLTF_E_FORMAT, cases[i].message);
+    free(d);
+  }
+}
+
 static void malformed_json_is_refused_by_path(void **state) {
   (void)state;
   expect_json_error("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[}",
@@ -726,6 +826,8 @@ int main(void) {
       cmocka_unit_test(vrm_maps_name_the_humanoid_bones),
       cmocka_unit_test(names_are_kept_and_made_unique),
       cmocka_unit_test(folded_nodes_and_decomposition_flags),
+      cmocka_unit_test(skinned_vertices_are_measured_at_rest),
+      cmocka_unit_test(bad_skinned_vertices_are_refused),
       cmocka_unit_test(malformed_json_is_refused_by_path),
       cmocka_unit_test(bad_hierarchies_are_refused),
       cmocka_unit_test(bad_ranges_are_refused),
