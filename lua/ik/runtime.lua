@@ -44,7 +44,7 @@
 -- error of a script ever escapes `rt:update`.
 --
 -- **Sandbox.** Each script runs in an environment of its own with Lua's safe functions,
--- `ik`, `scene` and `state`. It has no `io`, `debug`, `package`, `setfenv`/`getfenv`, no
+-- `ik` (but `ik.watch` and `ik.import`, which touch files), `scene` and `state`. It has no `io`, `debug`, `package`, `setfenv`/`getfenv`, no
 -- `os` but `os.clock`, no `string.dump`, no `collectgarbage` but `collectgarbage("count")`,
 -- and `load`, `loadstring`, `dofile` and `loadfile` take text only (`dofile` and
 -- `loadfile` files of the script's folder only). `require` finds the `ik` modules
@@ -526,6 +526,7 @@ local function new_env(rt, sc, deps)
 
   local ik_copy = copy_table(ik, {})
   ik_copy.watch = nil -- files are not the scripts' business
+  ik_copy.import = nil -- (ik.import_string reads no file: scripts keep it)
   ik_copy.batch = rt._batch
   env.ik = ik_copy
   env.scene = rt._scene

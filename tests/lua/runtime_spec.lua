@@ -641,6 +641,7 @@ ik.quat.identity = nil
       assert.are.equal("function", type(ik.quat.identity))
       fails("getmetatable(scene.v).__newfield = 1", "protected metatable", scene)
       fails("ik.watch()", "attempt to call")
+      fails("ik.import('/etc/passwd')", "attempt to call")
     end)
 
     it("refuses __gc metamethods", function()
