@@ -44,10 +44,11 @@
 -- error of a script ever escapes `rt:update`.
 --
 -- **Sandbox.** Each script runs in an environment of its own with Lua's safe functions,
--- `ik` (but `ik.watch` and `ik.import`, which touch files), `scene` and `state`. It has no `io`, `debug`, `package`, `setfenv`/`getfenv`, no
--- `os` but `os.clock`, no `string.dump`, no `collectgarbage` but `collectgarbage("count")`,
--- and `load`, `loadstring`, `dofile` and `loadfile` take text only (`dofile` and
--- `loadfile` files of the script's folder only). `require` finds the `ik` modules
+-- `ik` (but `ik.watch` and `ik.import`, which touch files), `scene` and `state`. It has
+-- no `io`, `debug`, `package`, `setfenv`/`getfenv`, no `os` but `os.clock`, no
+-- `string.dump`, no `collectgarbage` but `collectgarbage("count")`, and `load`,
+-- `loadstring`, `dofile` and `loadfile` take text only (`dofile` and `loadfile` files
+-- of the script's folder only). `require` finds the `ik` modules
 -- (loaded anew inside the sandbox from their files; a host that embeds them in
 -- `package.preload` has its own copied instead) and Lua files of the script's folder
 -- (`require("util")` is `<folder>/util.lua`, run in the same sandbox), nothing else. `getmetatable` gives a
