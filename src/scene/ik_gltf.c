@@ -510,9 +510,13 @@ static int read_external(loader *ld, const char *path, const char *uri, size_t n
     fclose(f);
     return fail(ld, IK_GLTF_E_MEMORY, "%s: out of memory for %zu bytes", path, need);
   }
+  errno = 0;
   if (fread(p, 1, need, f) != need) {
+    int io = ferror(f), e = errno;
     fclose(f);
     free(p);
+    if (io)
+      return fail(ld, IK_GLTF_E_IO, "%s: cannot read '%s' (%s)", path, uri, e ? strerror(e) : "read error");
     return fail(ld, IK_GLTF_E_FORMAT, "%s: '%s' is shorter than byteLength %zu", path, uri, need);
   }
   fclose(f);
@@ -1338,6 +1342,10 @@ ik_gltf_status ik_gltf_load_memory(const void *data, size_t size, const char *ba
     fail(&ld, IK_GLTF_E_LIMIT, "file: %zu bytes, beyond the limit of %zu", size, ld.opt.max_file_bytes);
     return IK_GLTF_E_LIMIT;
   }
+  if (size == 0) {
+    fail(&ld, IK_GLTF_E_FORMAT, "file: empty");
+    return IK_GLTF_E_FORMAT;
+  }
   if (size >= 4 && memcmp(d, "glTF", 4) == 0) {
     rc = parse_glb(&ld, d, size, &json, &json_len);
   } else {
@@ -1361,14 +1369,44 @@ ik_gltf_status ik_gltf_load_memory(const void *data, size_t size, const char *ba
   return IK_GLTF_OK;
 }
 
+/* Reads all of f (any file: pipes and devices too) into a new block, up to max bytes:
+ * IK_GLTF_OK, IK_GLTF_E_LIMIT beyond max, IK_GLTF_E_IO (errno says why) or
+ * IK_GLTF_E_MEMORY. */
+static ik_gltf_status read_all(FILE *f, size_t max, unsigned char **out, size_t *size) {
+  size_t cap = 16384, len = 0;
+  unsigned char *p = (unsigned char *)malloc(cap), *grown;
+  if (!p) return IK_GLTF_E_MEMORY;
+  for (;;) {
+    len += fread(p + len, 1, cap - len, f);
+    if (ferror(f)) {
+      free(p);
+      return IK_GLTF_E_IO;
+    }
+    if (len > max) {
+      free(p);
+      return IK_GLTF_E_LIMIT;
+    }
+    if (len < cap) break; /* end of file */
+    grown = (unsigned char *)realloc(p, cap * 2);
+    if (!grown) {
+      free(p);
+      return IK_GLTF_E_MEMORY;
+    }
+    p = grown, cap *= 2;
+  }
+  *out = p;
+  *size = len;
+  return IK_GLTF_OK;
+}
+
 ik_gltf_status ik_gltf_load_file(const char *path, const ik_gltf_options *opt, ik_gltf **out,
                                  ik_gltf_error *err) {
   ik_gltf_options o;
   ik_gltf_error local;
   ik_gltf_status st;
   FILE *f;
-  long size;
-  unsigned char *data;
+  size_t size = 0;
+  unsigned char *data = NULL;
   char *dir;
   const char *slash;
   if (!err) err = &local;
@@ -1388,28 +1426,20 @@ ik_gltf_status ik_gltf_load_file(const char *path, const ik_gltf_options *opt, i
     snprintf(err->message, sizeof err->message, "cannot open '%.200s' (%s)", path, strerror(errno));
     return err->status;
   }
-  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    err->status = IK_GLTF_E_IO;
-    snprintf(err->message, sizeof err->message, "cannot read '%.200s'", path);
-    return err->status;
-  }
-  if ((unsigned long)size > o.max_file_bytes) {
-    fclose(f);
-    err->status = IK_GLTF_E_LIMIT;
-    snprintf(err->message, sizeof err->message, "file: %ld bytes, beyond the limit of %zu", size,
-             o.max_file_bytes);
-    return err->status;
-  }
-  data = (unsigned char *)malloc((size_t)size + 1);
-  if (!data || fread(data, 1, (size_t)size, f) != (size_t)size) {
-    fclose(f);
-    free(data);
-    err->status = data ? IK_GLTF_E_IO : IK_GLTF_E_MEMORY;
-    snprintf(err->message, sizeof err->message, "cannot read '%.200s'", path);
-    return err->status;
-  }
+  errno = 0;
+  st = read_all(f, o.max_file_bytes, &data, &size);
   fclose(f);
+  if (st != IK_GLTF_OK) {
+    err->status = st;
+    if (st == IK_GLTF_E_LIMIT)
+      snprintf(err->message, sizeof err->message, "file: more than the limit of %zu bytes", o.max_file_bytes);
+    else if (st == IK_GLTF_E_IO)
+      snprintf(err->message, sizeof err->message, "cannot read '%.200s' (%s)", path,
+               errno ? strerror(errno) : "read error");
+    else
+      snprintf(err->message, sizeof err->message, "out of memory reading '%.200s'", path);
+    return st;
+  }
   slash = strrchr(path, '/');
   dir = (char *)malloc(slash ? (size_t)(slash - path) + 2 : 2);
   if (!dir) {
@@ -1424,7 +1454,7 @@ ik_gltf_status ik_gltf_load_file(const char *path, const ik_gltf_options *opt, i
   } else {
     strcpy(dir, ".");
   }
-  st = ik_gltf_load_memory(data, (size_t)size, dir, opt, out, err);
+  st = ik_gltf_load_memory(data, size, dir, opt, out, err);
   free(dir);
   free(data);
   return st;

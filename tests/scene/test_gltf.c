@@ -545,6 +545,7 @@ static void malformed_json_is_refused_by_path(void **state) {
   expect_json_error("{\n \"asset\": {\n  \"version\": \"2.0\",\n }\n}",
                     "JSON: syntax error at line 4, column 3 (byte 36)");
   expect_json_error("[1,2]", "JSON: the top level is not an object");
+  expect_json_error("", "file: empty");
   expect_json_error("{\"nodes\":[]}", "asset: missing (not a glTF file)");
   expect_json_error("{\"asset\":{\"version\":\"1.0\"}}", "asset.version: expected \"2.x\", got \"1.0\"");
   expect_json_error(HEAD "\"nodes\":{}}", "nodes: expected an array");
@@ -745,6 +746,19 @@ static void limits_bound_what_is_allocated(void **state) {
   opt.max_json_bytes = 0;
   opt.max_file_bytes = 10;
   expect_error(json, strlen(json), NULL, &opt, IK_GLTF_E_LIMIT, "file: 52 bytes, beyond the limit of 10");
+  {
+    char path[512];
+    ik_gltf *g = NULL;
+    ik_gltf_error err;
+    snprintf(path, sizeof path, "%s/bench_160.glb", IK_TEST_DATA_DIR);
+    assert_int_equal(ik_gltf_load_file(path, &opt, &g, &err), IK_GLTF_E_LIMIT);
+    assert_string_equal(err.message, "file: more than the limit of 10 bytes");
+    opt.max_file_bytes = 54276; /* its size, read in growing blocks (16, 32, 64 KiB) */
+    assert_int_equal(ik_gltf_load_file(path, &opt, &g, &err), IK_GLTF_OK);
+    ik_gltf_free(g);
+    opt.max_file_bytes = 54275;
+    assert_int_equal(ik_gltf_load_file(path, &opt, &g, &err), IK_GLTF_E_LIMIT);
+  }
   /* a huge array of tiny values: refused before cJSON builds its tree */
   big = (char *)malloc(n * 2 + 64);
   assert_non_null(big);
@@ -799,6 +813,10 @@ static void arguments_are_checked(void **state) {
   assert_int_equal(ik_gltf_load_file(NULL, NULL, &g, &err), IK_GLTF_E_ARGUMENT);
   assert_int_equal(ik_gltf_load_file("/nonexistent/x.glb", NULL, &g, &err), IK_GLTF_E_IO);
   assert_string_equal(err.message, "cannot open '/nonexistent/x.glb' (No such file or directory)");
+  assert_int_equal(ik_gltf_load_file(IK_TEST_DATA_DIR, NULL, &g, &err), IK_GLTF_E_IO);
+  assert_string_equal(err.message + strlen(err.message) - 16, "(Is a directory)");
+  assert_int_equal(ik_gltf_load_file("/dev/null", NULL, &g, &err), IK_GLTF_E_FORMAT);
+  assert_string_equal(err.message, "file: empty");
   assert_int_equal(ik_gltf_load_memory("{}", 2, NULL, NULL, NULL, &err), IK_GLTF_E_ARGUMENT);
   g = load_ok(HEAD "\"nodes\":[{}]}");
   assert_int_equal(ik_gltf_skeleton_descs(g, 0, d, NULL, 1, &err), IK_GLTF_E_ARGUMENT);
