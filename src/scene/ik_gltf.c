@@ -106,6 +106,23 @@ fail(loader *ld, ik_gltf_status st, const char *fmt, ...) {
   return -1;
 }
 
+/* "<prefix>[<i>]" into buf (cap >= strlen(prefix) + 14): a path for messages, built for
+ * every node and joint, so without snprintf's cost (17% of a load). */
+static void path_index(char *buf, size_t cap, const char *prefix, long i) {
+  char digits[24];
+  int n = 0;
+  size_t len = strlen(prefix);
+  unsigned long u = i < 0 ? 0 : (unsigned long)i;
+  if (len + 14 > cap) len = cap - 14; /* not reached: callers size their buffers */
+  memcpy(buf, prefix, len);
+  do digits[n++] = (char)('0' + u % 10);
+  while ((u /= 10) > 0);
+  buf[len++] = '[';
+  while (n > 0) buf[len++] = digits[--n];
+  buf[len++] = ']';
+  buf[len] = 0;
+}
+
 /* ---- JSON helpers: each names the path it reads in its errors ---- */
 
 static cJSON *field(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
@@ -368,7 +385,7 @@ static int name_nodes(loader *ld, cJSON *nodes) {
     const char *name;
     char path[32];
     size_t len;
-    snprintf(path, sizeof path, "nodes[%d]", i++);
+    path_index(path, sizeof path, "nodes", i++);
     if (get_string(ld, e, path, "name", &name)) return -1;
     len = name ? strlen(name) : 0;
     pool += len + 41;
@@ -719,7 +736,7 @@ static int read_node(loader *ld, cJSON *e, int i, gnode *nd) {
   char path[32];
   int has_m, has_t, has_r, has_s;
   double m[16], qn;
-  snprintf(path, sizeof path, "nodes[%d]", i);
+  path_index(path, sizeof path, "nodes", i);
   if (!cJSON_IsObject(e)) return fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object", path);
   if (get_numbers(ld, e, path, "matrix", 16, m, NULL, &has_m) ||
       get_numbers(ld, e, path, "translation", 3, nd->t, zero, &has_t) ||
@@ -752,14 +769,15 @@ static int link_children(loader *ld, cJSON *nodes) {
   cJSON_ArrayForEach(e, nodes) {
     cJSON *children, *c;
     int n;
-    char path[32];
-    snprintf(path, sizeof path, "nodes[%d]", i);
+    char path[32], prefix[48];
+    path_index(path, sizeof path, "nodes", i);
     if (opt_array(ld, e, path, "children", &children, &n)) return -1;
     k = 0;
+    if (n > 0) snprintf(prefix, sizeof prefix, "%s.children", path);
     cJSON_ArrayForEach(c, children) {
       char cpath[80];
       int child;
-      snprintf(cpath, sizeof cpath, "%s.children[%d]", path, k++);
+      path_index(cpath, sizeof cpath, prefix, k++);
       if (get_index(ld, c, cpath, g->node_count, "node", &child)) return -1;
       if (child == i) return fail(ld, IK_GLTF_E_FORMAT, "%s: node %d is its own child", cpath, i);
       if (g->nodes[child].parent >= 0)
@@ -846,7 +864,7 @@ static int read_skins(loader *ld, cJSON *skins) {
     cJSON *joints, *j;
     int n, k = 0;
     long ibm;
-    char path[32];
+    char path[32], prefix[48];
     const char *name;
     snprintf(path, sizeof path, "skins[%d]", i);
     if (!cJSON_IsObject(e)) goto bad_object;
@@ -865,9 +883,10 @@ static int read_skins(loader *ld, cJSON *skins) {
       goto out;
     }
     sk->joint_count = n;
+    snprintf(prefix, sizeof prefix, "%s.joints", path);
     cJSON_ArrayForEach(j, joints) {
       char jpath[80];
-      snprintf(jpath, sizeof jpath, "%s.joints[%d]", path, k);
+      path_index(jpath, sizeof jpath, prefix, k);
       if (get_index(ld, j, jpath, g->node_count, "node", &sk->joints[k])) goto out;
       if (seen[sk->joints[k]]) {
         fail(ld, IK_GLTF_E_FORMAT, "%s: node %d is listed twice", jpath, sk->joints[k]);
@@ -1070,7 +1089,7 @@ static int read_vertex_bounds(loader *ld, cJSON *nodes) {
     cJSON *prims, *prim;
     int n, k = 0, j;
     const gskin *sk;
-    snprintf(path, sizeof path, "nodes[%d]", i++);
+    path_index(path, sizeof path, "nodes", i++);
     if (get_int(ld, e, path, "mesh", 0, mesh_count - 1, -1, &mesh) ||
         get_int(ld, e, path, "skin", 0, g->skin_count - 1, -1, &skin))
       goto fail;
