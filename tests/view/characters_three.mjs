@@ -1,7 +1,8 @@
 // The test characters (scripts/gen_characters.py) load in three.js's GLTFLoader, the
 // loader the view page uses: each gives one skinned mesh, with one bone per joint, whose
 // bones at rest undo their inverse bind matrices (world * inverse = identity), so the
-// mesh is drawn where it was modelled.   node tests/view/characters_three.mjs ROOT
+// mesh is drawn where it was modelled. Run by tests/gltf/run.sh:
+//   node tests/view/characters_three.mjs ROOT
 import fs from 'node:fs';
 import path from 'node:path';
 
