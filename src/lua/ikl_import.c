@@ -249,6 +249,14 @@ static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_err
  * @tparam[opt] table opts limits: `max_file_bytes`, `max_json_bytes`, `max_json_values`,
  *   `max_nodes`
  * @return the model, or nil, message, kind
+ * @usage local model = assert(ik.import("tests/data/characters/vrm1_tpose.vrm"))
+ * local hand = model.humanoid.leftHand -- an ik.bone of model.skeleton
+ * assert(hand.name == "LeftHand" and model.vrm == "1.0")
+ * assert(math.abs(hand:get_position().x - 0.70) < 1e-6)
+ * local foot = model.vertex_bounds[model.humanoid_names.leftFoot]
+ * assert(foot.min.y < model.humanoid.leftFoot:get_position().y + 1e-6)
+ * local none, err, kind = ik.import("no/such.glb")
+ * assert(none == nil and kind == "io" and err:find("cannot open", 1, true))
  */
 static int import_file(lua_State *L) {
   size_t len;
@@ -273,6 +281,8 @@ static int import_file(lua_State *L) {
  * @tparam[opt] table opts as `ik.import`'s, and `base_dir`, where external buffers are
  *   found (without it only data: URIs and a GLB's own binary chunk are read)
  * @return the model, or nil, message, kind
+ * @usage local model, err = ik.import_string('{"asset":{"version":"2.0"},"nodes":[{"rotation":[0,0,1]}]}')
+ * assert(model == nil and err == "nodes[0].rotation: expected 4 numbers")
  */
 static int import_string(lua_State *L) {
   size_t size;
