@@ -45,6 +45,7 @@ void ikl_open_ground(lua_State *L); /* the table ik.ground */
 void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
 void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
 void ikl_open_pattern(lua_State *L); /* ik.core._sandbox_patterns (ikl_pattern.c) */
+void ikl_open_import(lua_State *L);  /* ik.import, ik.import_string (ikl_import.c); after skeleton */
 void ikl_open_sandbox(lua_State *L); /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
 
 /* What a rig script's state allows of ik.batch (threads and their buffers are C memory,

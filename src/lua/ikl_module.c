@@ -54,6 +54,7 @@ int luaopen_ik_core(lua_State *L) {
   ikl_open_watch(L);
   ikl_open_sandbox(L);
   ikl_open_pattern(L);
+  ikl_open_import(L);
   lua_pushcfunction(L, ik_clock);
   lua_setfield(L, -2, "clock");
   lua_pushliteral(L, IK_VERSION);

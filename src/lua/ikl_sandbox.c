@@ -451,7 +451,8 @@ static int run_update(lua_State *C) {
  */
 static int sandbox_update(lua_State *L) {
   ikl_sandbox *sb = check_sandbox(L);
-  double dt = (double)luaL_checknumber(L, 2);
+  double dt = (double)ikl_checkreal(L, 2);
+  if (!(dt >= 0)) luaL_argerror(L, 2, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 2)));
   collect_if_full(sb, 4);
   if (child_call(L, sb, run_update, &dt, 0, BUDGETED) != 0) return push_failure(L, sb);
   lua_pushboolean(L, 1);
@@ -555,7 +556,7 @@ static int sandbox_deps(lua_State *L) {
  * @function memory
  */
 static int sandbox_memory(lua_State *L) {
-  ikl_sandbox *sb = (ikl_sandbox *)luaL_checkudata(L, 1, IKL_SANDBOX);
+  ikl_sandbox *sb = check_sandbox(L);
   lua_pushnumber(L, (lua_Number)sb->heap.used);
   lua_pushnumber(L, (lua_Number)sb->heap.peak);
   lua_pushnumber(L, (lua_Number)sb->heap.limit);

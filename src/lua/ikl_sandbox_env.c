@@ -715,6 +715,10 @@ void ikl_sandbox_open_env(lua_State *C, const char *ik_path, const char *dir) {
   lua_setfield(C, -2, "sandbox");
   lua_pushnil(C); /* patterns with a budget of their own choosing */
   lua_setfield(C, -2, "_sandbox_patterns");
+  lua_pushnil(C); /* reads files (import_string too: external buffers) */
+  lua_setfield(C, -2, "import");
+  lua_pushnil(C);
+  lua_setfield(C, -2, "import_string");
   ikl_setreg(C, &CORE_KEY);
 
   lua_pushvalue(C, t);

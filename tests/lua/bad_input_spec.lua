@@ -135,6 +135,14 @@ local FIX = {
       return s
     end,
   },
+  sandbox = {
+    make = function()
+      local sb = ik.sandbox{ dir = ".", ik_path = "lua/?.lua;lua/?/init.lua", scene = {} }
+      sb:load("state.n = 0 function update() state.n = state.n + 1 end", "=good")
+      return sb
+    end,
+    state = function(sb) return { sb:state() } end,
+  },
   watch = {
     make = function()
       local w = ik.watch{ backend = "poll" }
@@ -350,6 +358,18 @@ local ROWS = {
   { "pelvis:reset", self = "pelvis", args = {}, good = {} },
   { "pelvis:close", self = "pelvis", args = {}, good = {} },
 
+  -- a rig script's own state (ik.runtime's)
+  { "ik.sandbox", args = { K.spec },
+    good = { { dir = ".", ik_path = "lua/?.lua", scene = {} } } },
+  { "sandbox:load", self = "sandbox", args = { K.string, K.string },
+    good = { "function update() end", "=x" } },
+  { "sandbox:update", self = "sandbox", args = { K.non_negative }, good = { 0 } },
+  { "sandbox:state", self = "sandbox", args = {}, good = {} },
+  { "sandbox:reports", self = "sandbox", args = { K.fn }, good = { function() end } },
+  { "sandbox:deps", self = "sandbox", args = {}, good = {} },
+  { "sandbox:memory", self = "sandbox", args = {}, good = {} },
+  { "sandbox:close", self = "sandbox", args = {}, good = {} },
+
   -- file watches
   { "ik.watch", args = { K.opt_spec }, good = { { backend = "poll" } } },
   { "watch:add", self = "watch", args = { K.path }, good = { "no_such_dir/b.lua" } },
@@ -357,6 +377,10 @@ local ROWS = {
   { "watch:poll", self = "watch", args = {}, good = {} },
   { "watch:paths", self = "watch", args = {}, good = {} },
   { "watch:close", self = "watch", args = {}, good = {} },
+
+  -- import (a bad file is a return value, not an error: the good calls include one)
+  { "ik.import", args = { K.path, K.opt_spec }, good = { "tests/data/characters/vrm1_tpose.vrm", {} } },
+  { "ik.import_string", args = { K.string, K.opt_spec }, good = { "{}", { base_dir = "." } } },
 }
 
 -- Whole specs and lists: what no single argument kind says.

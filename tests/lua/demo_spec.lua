@@ -57,10 +57,10 @@ end
 local function start(scripts)
   local scene = demo.new()
   local run = { scene = scene, events = {}, reports = {}, frame = 0 }
-  scene.report = function(name, reached, distance, iterations, chain)
+  scene.report = function(name, reached, distance, iterations, shapes) -- as the runtime hands them on
     local r = run.reports
     r[#r + 1] = { frame = run.frame, name = name, reached = reached, distance = distance,
-                  iterations = iterations, shapes = chain and chain:constraint_shapes() }
+                  iterations = iterations, shapes = shapes }
   end
   local paths = {}
   for i, module in ipairs(scripts or demo.scripts) do paths[i] = assert(find_module(module), module) end
@@ -76,7 +76,15 @@ local function step(run)
   run.rt:update(DT)
 end
 
--- The state of the script whose path ends with `file`.
+-- How many steps a walker rig's legs have finished (its step_count(), from a copy of the
+-- script's state: the rig lives in the script's own Lua state, its methods with it).
+local function step_count(rig)
+  local n = 0
+  for _, leg in ipairs(rig.legs) do n = n + leg.steps end
+  return n
+end
+
+-- A copy of the state of the script whose path ends with `file`.
 local function state_of(run, file)
   for _, info in ipairs(run.rt:scripts()) do
     if info.path:sub(-#file) == file then return info.state end
@@ -215,7 +223,7 @@ local function measure(seconds, scripts)
           if air[i] and air[nb] then s.walker_in_air_pairs = s.walker_in_air_pairs + 1 end
         end
       end
-      s.walker_steps = rig:step_count()
+      s.walker_steps = step_count(rig)
     end
   end
   s.problems = problems(run)
@@ -435,15 +443,15 @@ describe("the built-in demo", function()
 
   it("keeps the rigs and what they were doing across a reload", function()
     local run = start()
-    for _ = 1, 90 do step(run) end
-    local hum, walker = state_of(run, "humanoid.lua"), state_of(run, "walker.lua")
-    local rigs, rig = hum.rigs, walker.rig
-    local steps = rig:step_count()
+    for _ = 1, 240 do step(run) end
+    local rigs = state_of(run, "humanoid.lua").rigs
+    local steps = step_count(state_of(run, "walker.lua").rig)
+    assert.is_true(steps > 0)
     for _, path in ipairs(run.paths) do assert.is_true(run.rt:reload(path)) end
     step(run)
-    assert.are.equal(rigs, state_of(run, "humanoid.lua").rigs)
-    assert.are.equal(rig, state_of(run, "walker.lua").rig)
-    assert.is_true(rig:step_count() >= steps)
+    -- the same rigs went on (a rebuilt walker would have counted its steps from 0)
+    assert.are.same(rigs.arm.options, state_of(run, "humanoid.lua").rigs.arm.options)
+    assert.is_true(step_count(state_of(run, "walker.lua").rig) >= steps)
     assert.are.same({}, problems(run))
   end)
 

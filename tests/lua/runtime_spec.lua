@@ -1244,6 +1244,8 @@ state.watch, state.sandbox = type(ik.watch), type(ik.sandbox)
       fails("getmetatable(scene.v).__newfield = 1", "attempt to change a protected metatable", scene)
       fails("getmetatable(scene.node).__gc(scene.node)", "attempt to call", scene)
       fails("ik.watch()", "attempt to call")
+      fails("ik.import('/etc/passwd')", "attempt to call")
+      fails("ik.import_string('{}', { base_dir = '/etc' })", "attempt to call")
     end)
 
     it("refuses __gc metamethods", function()

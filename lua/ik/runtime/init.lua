@@ -388,6 +388,7 @@ end
 local function drop(sc)
   sc.removed = true
   if sc.box then sc.box:close() end
+  sc.box = nil
 end
 
 --- Removes a script (an event "removed"); its state is dropped.
@@ -517,7 +518,7 @@ end
 function Runtime:scripts()
   local out = {}
   for i, sc in ipairs(self._list) do
-    local memory = sc.box and not sc.removed and select(1, sc.box:memory()) or 0
+    local memory = sc.box and select(1, sc.box:memory()) or 0
     out[i] = { path = sc.path, status = sc.status, error = sc.error, state = state_of(sc),
       time = sc.time or 0, memory = memory }
   end
@@ -557,6 +558,7 @@ function Runtime:close()
   self._pending = {}
   for _, sc in ipairs(self._list) do
     if sc.box then sc.box:close() end
+    sc.box = nil
   end
 end
 

@@ -2,7 +2,8 @@
 --
 -- **One Lua state per script.** Each script runs in a state of its own (`ik.core`'s
 -- `sandbox`, in C): its own heap with its own memory limit, its own globals and its own
--- string metatable, with Lua's safe libraries, `ik`, `scene` and `state`. It has no
+-- string metatable, with Lua's safe libraries, `ik` (but `ik.watch`, `ik.import` and
+-- `ik.import_string`, which touch files), `scene` and `state`. It has no
 -- `io`, `debug`, `package`, `os` but `os.clock`, `string.dump`, `collectgarbage` but
 -- `"count"`, `setfenv`/`getfenv` or `newproxy`; `load` and its kin take text only, and
 -- `loadfile`, `dofile` and `require` read files of the script's folder and the `ik`
