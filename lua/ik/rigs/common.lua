@@ -17,8 +17,8 @@
 
 local ik = require("ik")
 
-local abs, atan2, exp, min, pi, sqrt = math.abs, math.atan2 or math.atan, math.exp, math.min, math.pi,
-  math.sqrt
+local abs, atan2, exp, max, min = math.abs, math.atan2 or math.atan, math.exp, math.max, math.min
+local pi, sqrt = math.pi, math.sqrt
 
 local common = {}
 
@@ -589,7 +589,7 @@ function common.limb(bones, opts)
   self._root, self._aim, self._mid, self._tip = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
   self._raw, self._across, self._prev, self._normal = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
   self._axis, self._goal, self._last_raw, self._last_to_target = ik.vec3(), ik.vec3(), ik.vec3(), ik.vec3()
-  self._dir, self._aim_used = ik.vec3(), ik.vec3()
+  self._dir, self._aim_used, self._last_aim_offset = ik.vec3(), ik.vec3(), ik.vec3()
   return self
 end
 
@@ -625,7 +625,7 @@ end
 -- The spring's sub-steps: near the pole's axis the pole's side turns fast and not
 -- linearly in time, so the step is cut where the side turns by more than this (the
 -- root's offsets to the target and to the pole interpolated linearly across the frame).
-local BEND_SUBSTEP_ANGLE, BEND_SUBSTEPS_MAX = 0.05, 32
+local SUBSTEP_ANGLE, SUBSTEPS_MAX = 0.05, 32
 
 -- The bend direction for this frame: across the root-target line, following the pole's
 -- side through the spring. `to_target` is the target from the root, `aim` the unit
@@ -646,7 +646,7 @@ function Limb:_bend_direction(root, to_target, aim, pole, dt)
     return goal
   end
   local turn = common.angle(self._bend_goal, goal)
-  local n = min(BEND_SUBSTEPS_MAX, math.floor(turn / BEND_SUBSTEP_ANGLE) + 1)
+  local n = min(SUBSTEPS_MAX, math.floor(turn / SUBSTEP_ANGLE) + 1)
   local bend = prev
   for k = 1, n do
     local f = k / n
@@ -666,26 +666,41 @@ function Limb:_bend_direction(root, to_target, aim, pole, dt)
   return across_towards(bend, aim, bend) or prev
 end
 
--- The direction the limb aims along this frame, given the unit direction to the
--- target, `d` from the root, and the inner reach. Returns one of the limb's vectors.
-function Limb:_aim_direction(to_target, d, inner, dt)
+-- The direction the limb aims along this frame, given the target from the root
+-- (`to_target`, `d` long, `dir` its direction) and the inner reach. The spring's step is
+-- cut as the bend's is, the target's offset interpolated across the frame, so a target
+-- passing through the root turns the goal half round at the moment it passed. Returns
+-- one of the limb's vectors.
+function Limb:_aim_direction(to_target, dir, d, inner, dt)
   local aim = self._aim_dir
   if not self._has_aim then
     self._has_aim, self._aim_rate = true, 0
-    self._aim_goal:set(to_target)
-    return aim:set(to_target)
+    self._aim_goal:set(dir)
+    self._last_aim_offset:set(to_target)
+    return aim:set(dir)
   end
-  -- the spring's axis: across its direction and the target's, else across its bend plane
-  local axis = aim:cross(to_target, self._axis)
-  if axis:length() < 1e-6 then axis = aim:cross(self._bend, axis) end
-  if axis:length() < 1e-6 then axis = common.perpendicular(aim, axis) end
-  axis = axis:normalized(axis)
-  aim, self._aim_rate = self:_spring_turn(aim, axis, self._aim_goal, to_target, self._aim_rate, dt, aim)
-  self._aim_goal:set(to_target)
-  if d >= inner then return to_target end
-  -- blended: the spring's at the root, the target's at the inner reach
-  local k = d / inner
-  local a = angle_about(aim, to_target, axis, self._normal)
+  local n = min(SUBSTEPS_MAX, math.floor(common.angle(self._aim_goal, dir) / SUBSTEP_ANGLE) + 1)
+  local axis = self._axis
+  for k = 1, n do
+    local goal = self._last_aim_offset:lerp(to_target, k / n, self._goal)
+    goal = goal:length() > 1e-9 and goal:normalized(goal) or goal:set(self._aim_goal)
+    do
+      -- the spring's axis: across its direction and the goal's, else across its bend plane
+      axis = aim:cross(goal, axis)
+      if axis:length() < 1e-6 then axis = aim:cross(self._bend, axis) end
+      if axis:length() < 1e-6 then axis = common.perpendicular(aim, axis) end
+      axis = axis:normalized(axis)
+      aim, self._aim_rate = self:_spring_turn(aim, axis, self._aim_goal, goal, self._aim_rate, dt / n, aim)
+      self._aim_goal:set(goal)
+    end
+  end
+  self._aim_goal:set(dir)
+  self._last_aim_offset:set(to_target)
+  if d >= inner then return dir end
+  -- blended: the spring's at the root, the target's at the inner reach (by the square of
+  -- the distance: the spring has then turned further before the target's pull grows)
+  local k = (d / inner) ^ 2
+  local a = angle_about(aim, dir, axis, self._normal)
   local out = common.turn(aim, axis, k * a, self._aim_used)
   return out:normalized(out)
 end
@@ -701,13 +716,17 @@ function Limb:solve(target, pole, weight, dt)
   local to_target = target:sub(root, self._aim)
   local d = to_target:length()
   local goal = target
-  if d > 1e-9 then
+  if d > 1e-9 or self._has_aim then
     local mid = common.get_position(bones[2], self._mid)
     local tip = common.get_position(bones[3], self._tip)
     local l1, l2 = mid:sub(root, self._raw):length(), tip:sub(mid, self._across):length()
-    local dir = to_target:scale(1 / d, self._dir)
-    local aim = self:_aim_direction(dir, d, abs(l1 - l2), dt)
-    if not rawequal(aim, dir) then goal = aim:scale(d, self._tip):add(root, self._tip) end
+    -- on the root the target has no direction: the aim holds its goal (and a hair of
+    -- distance, for the solver to have one)
+    local dir = d > 1e-9 and to_target:scale(1 / d, self._dir) or self._dir:set(self._aim_goal)
+    local aim = self:_aim_direction(to_target, dir, d, abs(l1 - l2), dt)
+    if not rawequal(aim, dir) or d <= 1e-9 then
+      goal = aim:scale(max(d, 1e-6 * (l1 + l2)), self._tip):add(root, self._tip)
+    end
     local bend = pole and self:_bend_direction(root, to_target, aim, pole, dt)
     if bend then
       self._bend:set(bend)
