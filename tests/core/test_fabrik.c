@@ -225,13 +225,7 @@ static void pole_and_cone_reach_within_the_budget(void **state) {
   ik_constraint cons[3];
   (void)state;
   straight(&f, 4, ik_vec3_make((ik_real)1.5, (ik_real)1.5, 0));
-  memset(cons, 0, sizeof cons);
-  cons[1].type = IK_CONSTRAINT_CONE;
-  cons[1].angle = (ik_real)(IK_PI / 3);
-  f.job.chain.constraints = cons;
-  f.job.chain.has_pole = 1;
-  f.job.chain.pole = ik_vec3_make(1, 2, 0);
-  f.job.chain.pole_weight = 1;
+  t_readme_pole_and_cone(&f.job.chain, cons);
   assert_int_equal(solve(&f), IK_OK);
   assert_true(f.job.result.reached);
   assert_true(f.job.result.iterations <= f.job.max_iterations);
