@@ -119,34 +119,6 @@ static ik_real ccd_sweep(const ik_chain *chain, ik_vec3 target, ik_vec3 root_dir
   return ik_sqrt(max_step_len2);
 }
 
-/* As FABRIK does (ik_fabrik.c's sweep_with_pole): a pole that broke a limit moved the
- * tip off when the constraint pass restored it, so while iterations remain, sweep again
- * and bend again, for as long as that brings the tip nearer; the nearest such pose is
- * kept. Returns the iterations done in all. */
-static int sweep_with_pole(ik_ccd_job *job, ik_vec3 root_dir, ik_real tiny_len2, int kinds, int iterations) {
-  const ik_chain *chain = &job->chain;
-  const ik_vec3 *tip = &chain->positions[chain->count - 1];
-  const ik_real total_len = ik__total_length(chain);
-  ik_real err2 = ik_vec3_dist2(*tip, job->target);
-  ik__best best;
-  ik__best_begin(&best, chain, 1);
-  ik__best_offer(&best, chain, job->target);
-  while (err2 > job->tolerance * job->tolerance && iterations < job->max_iterations) {
-    const ik_vec3 plane_n = ik__plane_normal(chain->positions, chain->count, job->target, total_len);
-    ik_real next_err2;
-    ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, chain->count - 2, kinds);
-    ik__constrained_pass(chain, root_dir, kinds);
-    ik__finish_with_pole(chain, root_dir, kinds);
-    iterations++;
-    ik__best_offer(&best, chain, job->target);
-    next_err2 = ik_vec3_dist2(*tip, job->target);
-    if (!(next_err2 < err2)) break;
-    err2 = next_err2;
-  }
-  ik__best_restore(&best, chain, job->target);
-  return iterations;
-}
-
 ik_status ik_ccd_run(ik_ccd_job *job) {
   const ik_chain *chain = &job->chain;
   ik_vec3 *p = chain->positions;
@@ -208,7 +180,6 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   }
 
   ik__finish_with_pole(chain, root_dir, kinds);
-  if (chain->has_pole && kinds) iterations = sweep_with_pole(job, root_dir, tiny_len2, kinds, iterations);
   ik__set_result(&job->result, chain, job->target, job->tolerance, iterations);
   return IK_OK;
 }

@@ -200,41 +200,8 @@ int ik__fabrik_polish_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_rea
   return err2 > s->tolerance_len2 && s->iterations < job->max_iterations;
 }
 
-/* On a constrained chain the pole's turns can break a limit, and the constraint pass
- * that restores it moves the tip: while iterations remain, sweep again from the bent
- * pose and bend it again, for as long as that brings the tip nearer; the nearest such
- * pose is kept. */
-static void sweep_with_pole(ik_fabrik_job *job, ik__fabrik_state *s) {
-  const ik_chain *chain = &job->chain;
-  const ik_vec3 *tip = &chain->positions[chain->count - 1];
-  ik_real err2 = ik_vec3_dist2(*tip, job->target);
-  ik__best best;
-  ik__dls_state dls;
-  const int polish = job->mode == IK_FABRIK_REFINED && s->may_polish;
-  ik__best_begin(&best, chain, 1);
-  ik__best_offer(&best, chain, job->target);
-  if (polish) ik__dls_begin(&dls, chain, job->target, REFINE_DAMPING, s->root_dir, s->total_len, s->kinds);
-  while (err2 > s->tolerance_len2 && s->iterations < job->max_iterations) {
-    ik_real next_err2;
-    if (polish) {
-      dls.lambda2 = ik__fabrik_polish_floor2(s) + err2;
-      ik__dls_step(&dls, chain, job->target);
-    } else {
-      ik__fabrik_sweep(job, s);
-    }
-    ik__finish_with_pole(chain, s->root_dir, s->kinds);
-    s->iterations++;
-    ik__best_offer(&best, chain, job->target);
-    next_err2 = ik_vec3_dist2(*tip, job->target);
-    if (!(next_err2 < err2)) break;
-    err2 = next_err2;
-  }
-  ik__best_restore(&best, chain, job->target);
-}
-
-void ik__fabrik_finish(ik_fabrik_job *job, ik__fabrik_state *s) {
+void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s) {
   ik__finish_with_pole(&job->chain, s->root_dir, s->kinds);
-  if (job->chain.has_pole && s->kinds) sweep_with_pole(job, s);
   ik__set_result(&job->result, &job->chain, job->target, job->tolerance, s->iterations);
 }
 

@@ -104,9 +104,7 @@ ik_real ik__fabrik_polish_floor2(const ik__fabrik_state *s);
  * returns 1 when another step is to run. */
 int ik__fabrik_polish_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_real err2);
 
-/* The pole, then the result. A constrained chain the pole's pass moved off the target
- * goes on sweeping, the pole after each sweep, while that brings it nearer (counted in
- * s->iterations). */
-void ik__fabrik_finish(ik_fabrik_job *job, ik__fabrik_state *s);
+/* The pole, then the result. */
+void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s);
 
 #endif /* IK_FABRIK_STAGES_H */

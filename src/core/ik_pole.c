@@ -2,6 +2,7 @@
 #include "ik_pole.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "ik_internal.h"
 
@@ -106,9 +107,43 @@ int ik__apply_pole(ik_vec3 *p, int count, ik_vec3 pole, ik_real weight) {
   return turned;
 }
 
+/* Halvings of the pole's weight tried on a constrained chain (see below). */
+#define POLE_WEIGHT_HALVINGS 12
+
+/* A constrained chain's pole is a preference and its limits are not: the pole's turns
+ * keep every bone's length and the tip, but may break a limit, and the constraint pass
+ * that restores it moves the tip off the target. So the chain takes the largest part of
+ * the pole's weight (found by halving) whose turns break no limit the pose kept. */
+static void apply_pole_within_limits(const ik_chain *chain) {
+  ik_vec3 before[IK__BEST_MAX_JOINTS];
+  const size_t size = sizeof(ik_vec3) * (size_t)chain->count;
+  const ik_real allowed = ik_chain_constraint_violation(chain, NULL) + 1024 * IK_REAL_EPSILON;
+  ik_real lo = 0, hi = chain->pole_weight;
+  int k;
+  memcpy(before, chain->positions, size);
+  ik__apply_pole(chain->positions, chain->count, chain->pole, hi);
+  if (ik_chain_constraint_violation(chain, NULL) <= allowed) return;
+  for (k = 0; k < POLE_WEIGHT_HALVINGS; k++) {
+    const ik_real mid = (lo + hi) / 2;
+    memcpy(chain->positions, before, size);
+    ik__apply_pole(chain->positions, chain->count, chain->pole, mid);
+    if (ik_chain_constraint_violation(chain, NULL) <= allowed) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  memcpy(chain->positions, before, size);
+  ik__apply_pole(chain->positions, chain->count, chain->pole, lo);
+}
+
 void ik__finish_with_pole(const ik_chain *chain, ik_vec3 fallback, int kinds) {
   if (!chain->has_pole) return;
-  ik__apply_pole(chain->positions, chain->count, chain->pole, chain->pole_weight);
-  /* Turning about the neighbours' axis keeps lengths but may break a constraint. */
+  if (kinds && chain->count <= IK__BEST_MAX_JOINTS) {
+    apply_pole_within_limits(chain);
+  } else {
+    ik__apply_pole(chain->positions, chain->count, chain->pole, chain->pole_weight);
+  }
+  /* Rounding, or a chain too long to be kept within them above: the limits hold. */
   if (kinds) ik__constrained_pass(chain, fallback, kinds);
 }

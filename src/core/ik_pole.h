@@ -7,7 +7,9 @@
  * line, by `weight` of the angle: at full weight the chain ends in the plane of root, tip
  * and pole, every inner joint on the pole's side wherever its turn can take it there.
  * Skipped where there is nothing to turn: a straight chain (the joint is on the axis), a
- * joint before it on the tip, or a pole on the root-to-tip line.
+ * joint before it on the tip, or a pole on the root-to-tip line. (The solvers' pole on a
+ * constrained chain of up to 64 joints takes the largest part of its weight whose turns
+ * break no limit: a pole is a preference, a limit is not.)
  */
 #ifndef IK_POLE_H
 #define IK_POLE_H
