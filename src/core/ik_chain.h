@@ -127,7 +127,8 @@ typedef struct ik_result {
   int iterations;
   /* Final distance from the tip to the target. A constrained solve, and any DLS solve,
    * of up to 64 joints ends its iterations on the nearest pose they passed through (the
-   * pole, when there is one, is applied after). */
+   * pole, when there is one, is applied after: on a constrained chain, within its limits,
+   * so that it never takes the tip off). */
   ik_real distance;
 } ik_result;
 

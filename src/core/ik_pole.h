@@ -1,11 +1,15 @@
 /*
  * ik_pole.h: bend a solved chain towards a pole target.
  *
- * Each inner joint i may turn about the axis through its neighbours i - 1 and i + 1
- * without changing either bone's length or moving any other joint. The pole pass turns
- * it, root to tip, towards the pole's projection on the plane normal to that axis, by
- * `weight` of the angle. Skipped where there is nothing to turn: a straight chain (the
- * joint is on the axis), neighbours that coincide, or a pole on the axis.
+ * Each inner joint i may turn, with the joints after it but the tip, about the line from
+ * joint i - 1 to the tip without changing any bone's length or moving the joints before
+ * it. The pole pass turns each, root to tip, towards the pole's side of the root-to-tip
+ * line, by `weight` of the angle: at full weight the chain ends in the plane of root, tip
+ * and pole, every inner joint on the pole's side wherever its turn can take it there.
+ * Skipped where there is nothing to turn: a straight chain (the joint is on the axis), a
+ * joint before it on the tip, or a pole on the root-to-tip line. (The solvers' pole on a
+ * constrained chain of up to 64 joints takes the largest part of its weight whose turns
+ * break no limit: a pole is a preference, a limit is not.)
  */
 #ifndef IK_POLE_H
 #define IK_POLE_H

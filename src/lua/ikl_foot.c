@@ -9,8 +9,9 @@
  * it, and turned by the minimal rotation from up to the ground normal; a foot above
  * that (swinging) is left where the animation has it. The correction, not the foot,
  * is smoothed over `smooth_time` (a critically damped spring, exact at any frame rate),
- * so stepping onto a stair edge does not snap the leg, while a foot the animation
- * moves is followed without lag.
+ * so stepping off a stair edge does not snap the leg, while a foot the animation
+ * moves is followed without lag; the smoothing never leaves a sole under the ground
+ * (a foot climbing a step is on its tread at once).
  *
  * The frame order that keeps the pelvis free of feedback:
  *

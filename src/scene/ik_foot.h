@@ -8,8 +8,11 @@
  *      measured along the surface normal) is raised along up until it is exactly
  *      foot_offset from the surface, and turned by the minimal rotation from up to the
  *      ground normal; a foot above that (swinging) is left where the animation has it;
- *   3. the correction (offset and rotation) is smoothed over time, so stepping onto a
- *      stair edge does not snap the leg; the result is the leg IK's target.
+ *   3. the correction (offset and rotation) is smoothed over time, so stepping off a
+ *      stair edge does not snap the leg; the result is the leg IK's target. Smoothing
+ *      may slow a foot coming down, never leave its sole under the ground: a foot the
+ *      spring would leave below it is put on it (and moves at least as fast as the
+ *      ground's rise from there).
  * The smoothing acts on the correction, not on the foot: a foot the animation moves is
  * followed without lag, and only the ground's effect on it eases in and out.
  *

@@ -35,8 +35,8 @@ static void keeps_lengths_root_and_tip_on_random_chains(void **state) {
     assert_memory_equal(&q[0], &before[0], sizeof q[0]);
     assert_vec3_near(q[n - 1], before[n - 1], T_EPS * 100);
     /* With one inner joint the result is exact: the elbow lies in the plane of its
-     * neighbours and the pole, on the pole's side. (With more, each joint turns about an
-     * axis that later joints then move, so no per-joint guarantee holds.) */
+     * neighbours and the pole, on the pole's side (longer chains:
+     * every_inner_joint_ends_on_the_pole_side). */
     if (n == 3 && job.turned == 1) {
       ik_vec3 axis = ik_vec3_normalize(ik_vec3_sub(q[2], q[0]));
       ik_vec3 elbow_flat = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_sub(q[1], q[0]), axis));
@@ -44,6 +44,60 @@ static void keeps_lengths_root_and_tip_on_random_chains(void **state) {
       assert_vec3_near(elbow_flat, pole_flat, 1e-4);
     }
   }
+}
+
+/* How far inner joint i lies on the far side of the root-to-tip line from the pole, in
+ * units of bone i - 1, when some turn about the line from joint i - 1 to the tip (the
+ * turn that keeps the joints before it and the tip, and every bone's length) would have
+ * put it on the pole's side; else 0. */
+static double far_side(const ik_vec3 *q, int n, int i, ik_vec3 pole) {
+  const ik_vec3 line = ik_vec3_normalize(ik_vec3_sub(q[n - 1], q[0]));
+  const ik_vec3 side = ik_vec3_normalize(ik_vec3_project_on_plane(ik_vec3_sub(pole, q[0]), line));
+  const ik_vec3 axis = ik_vec3_normalize(ik_vec3_sub(q[n - 1], q[i - 1]));
+  const ik_vec3 joint_rel = ik_vec3_sub(q[i], q[i - 1]);
+  const ik_vec3 centre = ik_vec3_madd(q[i - 1], axis, ik_vec3_dot(joint_rel, axis));
+  const double radius = (double)ik_vec3_len(ik_vec3_project_on_plane(joint_rel, axis));
+  const double highest = (double)ik_vec3_dot(ik_vec3_sub(centre, q[0]), side) +
+                         radius * (double)ik_vec3_len(ik_vec3_project_on_plane(side, axis));
+  const double height = (double)ik_vec3_dot(ik_vec3_sub(q[i], q[0]), side);
+  return height < 0 && highest > 0 ? -height / (double)ik_vec3_len(joint_rel) : 0;
+}
+
+/* Solved with a pole, every inner joint of a 4- to 6-joint chain ends on the pole's side
+ * of the root-to-target line, wherever it can. One pass, root to tip, turned each joint
+ * about an axis the next turn then moved: 14% of random 4-joint chains zig-zagged (35%
+ * and 41% at 5 and 6 joints), a joint up to 2.7 of its bone on the far side. */
+static void every_inner_joint_ends_on_the_pole_side(void **state) {
+  ik_vec3 q[6], rest[6];
+  ik_real l[6];
+  t_rng r = t_rng_make(18);
+  int k, i, solved = 0;
+  double worst = 0;
+  (void)state;
+  for (k = 0; k < t_cases(3000); k++) {
+    const int n = 4 + k % 3;
+    ik_chain chain;
+    ik_fabrik_job job;
+    ik_vec3 target;
+    t_random_chain(&r, rest, l, n, 0.5, 1.5, 1.0);
+    memcpy(q, rest, sizeof(ik_vec3) * (size_t)n);
+    target = ik_vec3_scale(t_unit_vector(&r), (ik_real)t_uniform(&r, 0.3, 0.9) * (l[0] + l[1] + l[2]));
+    ik_chain_init(&chain, q, n, l);
+    chain.has_pole = 1;
+    chain.pole = ik_vec3_scale(t_unit_vector(&r), 5);
+    chain.pole_weight = 1;
+    ik_fabrik_job_init(&job, &chain, target);
+    assert_int_equal(ik_fabrik_run(&job), IK_OK);
+    if (!job.result.reached) continue;
+    assert_near(t_max_length_error(q, l, n), 0, T_LEN_REL * 10);
+    for (i = 1; i + 1 < n; i++) {
+      const double far = far_side(q, n, i, chain.pole);
+      if (far > worst) worst = far;
+    }
+    solved++;
+  }
+  assert_true(solved > t_cases(3000) / 2);
+  assert_near(worst, 0, 1e-6);
 }
 
 static void half_weight_turns_half_way(void **state) {
@@ -197,6 +251,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bends_the_elbow_to_the_pole_side),
       cmocka_unit_test(keeps_lengths_root_and_tip_on_random_chains),
+      cmocka_unit_test(every_inner_joint_ends_on_the_pole_side),
       cmocka_unit_test(half_weight_turns_half_way),
       cmocka_unit_test(partial_weight_on_a_planar_chain_keeps_lengths),
       cmocka_unit_test(solver_pole_pass_at_part_weight_keeps_lengths),

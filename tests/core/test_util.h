@@ -64,6 +64,10 @@ void t_straight_chain(ik_vec3 *p, int count, ik_real bone);
 void t_random_constraints(t_rng *r, ik_constraint *cons, int bones);
 void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len,
                     double max_len, double max_bend);
+/* The README's first chain on a chain already holding 4 joints: a 60-degree cone on
+ * bone 1 (cons, 3 entries, filled) and the pole at (1, 2, 0); its target is
+ * (1.5, 1.5, 0). */
+void t_readme_pole_and_cone(ik_chain *chain, ik_constraint *cons);
 /* Max relative error |measured - expected| / expected over the bones. */
 double t_max_length_error(const ik_vec3 *p, const ik_real *lengths, int count);
 

@@ -30,6 +30,17 @@ local function elbow_side(b, pole)
   return across_e:dot(across_p), across_p:length() / (p - s):length()
 end
 
+-- A point at phase phi on a circle of `radius` in a plane across the line from the
+-- shoulder to the pole, 0.35 along it, whose phase 0 is `0.1 - radius` from the line.
+local function around_pole_axis(b, pole, radius)
+  local s = R.pos(b.upper)
+  local axis = (R.pos(pole) - s):normalized()
+  local e1 = axis:cross(ik.vec3(0, 1, 0)):normalized()
+  local e2 = axis:cross(e1)
+  local centre = s + axis * 0.35 + e1 * 0.1
+  return function(phi) return centre - e1 * (radius * math.cos(phi)) + e2 * (radius * math.sin(phi)) end
+end
+
 for _, host in ipairs(R.HOSTS) do
   describe("ik.rigs.arm on " .. host, function()
     it("reaches targets all around the shoulder, the elbow on the pole's side", function()
@@ -67,15 +78,8 @@ for _, host in ipairs(R.HOSTS) do
     -- 2.6 mm a frame, under 1% of the 0.55 arm.
     local function circle_through_pole_axis(rig_options)
       local b, rig, target, pole = setup(host, rig_options)
-      local s = R.pos(b.upper)
-      local axis = (R.pos(pole) - s):normalized()
-      local e1 = axis:cross(ik.vec3(0, 1, 0)):normalized()
-      local e2 = axis:cross(e1)
-      local centre = s + axis * 0.35 + e1 * 0.1
-      local function at(f)
-        local phi = 2 * math.pi * f / 240
-        return centre - e1 * (0.1 * math.cos(phi)) + e2 * (0.1 * math.sin(phi))
-      end
+      local on_circle = around_pole_axis(b, pole, 0.1)
+      local function at(f) return on_circle(2 * math.pi * f / 240) end
       target:set_position(at(-30))
       for f = -29, 0 do -- settle on the path first
         target:set_position(at(f))
@@ -100,8 +104,56 @@ for _, host in ipairs(R.HOSTS) do
     end)
 
     it("(the same path flips an arm that follows its pole at once)", function()
-      local turn = circle_through_pole_axis{ bend_speed = 1e9 }
+      local turn = circle_through_pole_axis{ bend_time = 0 }
       assert.is_true(turn > math.rad(90), "expected a flip, the worst turn was " .. math.deg(turn))
+    end)
+
+    -- The target goes once past the pole's axis, 1 cm from it, in 1 s, updated at hz:
+    -- the elbow's positions every 1/6 s (a whole number of frames at 30, 60 and 144 Hz).
+    -- The bend turn clamped to bend_speed * dt swung it at full speed from its first
+    -- frame to its last, and the elbows' paths were 1.0 mm apart at 30 and 60 Hz.
+    local function elbow_passing_the_pole_axis(hz)
+      local b, rig, target, pole = setup(host)
+      local on_circle = around_pole_axis(b, pole, 0.09)
+      local function at(t) return on_circle(2 * math.pi * t / 4) end
+      local path = {}
+      for f = 0, hz do
+        target:set_position(at(-0.5 + f / hz))
+        rig:update(1 / hz)
+        if f % (hz / 6) == 0 then path[#path + 1] = R.pos(b.lower) end
+      end
+      return path
+    end
+
+    it("swings the elbow along the same path at 30, 60 and 144 Hz", function()
+      local at60 = elbow_passing_the_pole_axis(60)
+      for _, hz in ipairs{ 30, 144 } do
+        local apart = 0
+        for k, p in ipairs(elbow_passing_the_pole_axis(hz)) do
+          apart = math.max(apart, (p - at60[k]):length())
+        end
+        assert.is_true(apart <= 1e-3 * 0.55, hz .. " Hz: the elbow's path is " .. apart .. " from 60 Hz's")
+      end
+    end)
+
+    -- The target on a line through the shoulder, 0.3 either side, 1% of the arm a frame.
+    -- Inside the inner reach (0.05) no pose reaches it, and its direction turns half round
+    -- at the shoulder: aimed at it, the arm turned 179 degrees between two frames.
+    it("does not flip the arm when the target passes through the shoulder", function()
+      local b, rig, target = setup(host)
+      local s = R.pos(b.upper)
+      local dir = ik.vec3(0.3, -0.8, 0.5):normalized()
+      local step = 0.01 * 0.55
+      local frames = math.floor(0.6 / step)
+      target:set_position(s + dir * 0.3)
+      rig:update(DT)
+      local turn = R.max_turn_per_frame({ b.upper, b.lower }, frames, function(f)
+        target:set_position(s + dir * (0.3 - f * step))
+        rig:update(DT)
+      end)
+      assert.is_true(turn <= math.rad(30), "a joint turned " .. math.deg(turn) .. " degrees in one frame")
+      -- and out of the inner reach on the far side, the hand is on the target again
+      assert.is_true((R.pos(b.hand) - R.pos(target)):length() <= 1e-3)
     end)
 
     it("keeps the elbow on the pole's side with the body turned round", function()

@@ -643,5 +643,36 @@ describe("ik.rigs.walker", function()
       assert.are.equal(0, count_diff)
       assert.is_true(worst < 0.01, "footholds differ by " .. worst)
     end)
+
+    -- Walking and turning for 1 s on flat ground (the walker driving: velocity, turn
+    -- rate), at 30, 60 and 144 Hz: the feet at the end. Gait groups that came to want a
+    -- step within one frame stepped in turn order, not in the order they came to want
+    -- it (the quadruped's diagonal pairs 4 ms apart), and the landing was predicted from
+    -- the frame's state, not the moment's: the feet ended 0.29 (quadruped, alternate)
+    -- to 0.63 (ripple) leg lengths apart.
+    local function feet_after_turning(layout, gait, velocity, turn_rate, hz)
+      local robot = skeleton_robot(layout, 0, 0)
+      local w = make_walker(robot, ik.ground.plane{},
+        { gait = gait, velocity = velocity, turn_rate = turn_rate })
+      for f = 0, hz do w:update(f == 0 and 0 or 1 / hz) end
+      local feet = {}
+      for i, leg in ipairs(robot.legs) do feet[i] = ik.vec3(leg.foot:get_position()) end
+      return feet, w.legs[1].length
+    end
+
+    for _, case in ipairs{ { "quadruped", QUAD, "alternate", { 0, 0, 0.3 }, 1 },
+                           { "hexapod", HEX, "tripod", { 0.2, 0, 0 }, 2 },
+                           { "hexapod", HEX, "ripple", { 0, 0, 0.6 }, 1 },
+                           { "quadruped", QUAD, "ripple", { 0, 0, 0.3 }, 2 } } do
+      it("puts the feet in the same places at 30, 60 and 144 Hz when turning (" .. case[1] .. ", "
+         .. case[3] .. ")", function()
+        local at60, length = feet_after_turning(case[2], case[3], case[4], case[5], 60)
+        for _, hz in ipairs{ 30, 144 } do
+          local feet, worst = feet_after_turning(case[2], case[3], case[4], case[5], hz), 0
+          for i, p in ipairs(feet) do worst = math.max(worst, (p - at60[i]):length() / length) end
+          assert.is_true(worst <= 1e-3, hz .. " Hz: a foot " .. worst .. " leg lengths from 60 Hz's")
+        end
+      end)
+    end
   end)
 end)

@@ -31,7 +31,7 @@ local FIELDS = common.fields({
   { "pole", "point" },
   { "hand_weight", "unit", default = 1 },
   { "tolerance", "positive", default = 1e-3 },
-  { "bend_speed", "positive", default = 4 * math.pi },
+  { "bend_time", "non_negative", default = 0.1 },
 }, common.rig_fields(arm.order))
 
 local Arm = {}
@@ -47,10 +47,15 @@ Arm.__index = Arm
 -- - `hand_weight`: in [0, 1], default 1: how far the hand takes the target's rotation
 --   (a transform target only).
 -- - `tolerance`: distance counting as reached, default 1e-3.
--- - `bend_speed`: radians per second, default 4 pi: the fastest the elbow swings round
---   the shoulder-target line. When the target passes through the line from the
---   shoulder to the pole, the pole no longer says which side the elbow goes; the
---   elbow then comes over at this speed instead of flipping in one frame.
+-- - `bend_time`: seconds, default 0.1 (0: none): the smooth time of the critically
+--   damped spring the elbow's side follows the pole's through, round the
+--   shoulder-target line. When the target passes through the line from the shoulder
+--   to the pole, the pole no longer says which side the elbow goes; the elbow then
+--   comes over along the spring's path, the same at any frame rate, instead of
+--   flipping in one frame. Inside the inner reach (a target nearer the shoulder than
+--   the forearm's length less the upper arm's, or the other way round), the arm's aim
+--   follows the target's direction through the same spring, so a target passing
+--   through the shoulder does not turn the arm half round between two frames.
 -- - `weight` (default 1), `enabled` (default true), `blend_time` (seconds, default
 --   0.2), `order` (default 400), `reset_pose` (default false: true puts back the local
 --   rotations the bones had when the rig was made at each update, for bones nothing

@@ -45,7 +45,7 @@ local FIELDS = common.fields({
   { "up", "vec3" },
   { "foot_weight", "unit", default = 1 },
   { "tolerance", "positive", default = 1e-3 },
-  { "bend_speed", "positive", default = 4 * math.pi },
+  { "bend_time", "non_negative", default = 0.1 },
 }, common.rig_fields(leg.order))
 
 local Leg = {}
@@ -67,7 +67,7 @@ Leg.__index = Leg
 --   and `up` ({0, 1, 0}), as for `ik.foot`.
 -- - `foot_weight`: in [0, 1], default 1: how far the foot takes the target's (or the
 --   ground's) rotation.
--- - `tolerance` (1e-3), `bend_speed` (4 pi rad/s, see `ik.rigs.arm`).
+-- - `tolerance` (1e-3), `bend_time` (0.1 s, see `ik.rigs.arm`).
 -- - `weight`, `enabled`, `blend_time` (0.2 s), `order` (300), `reset_pose` (false),
 --   `budget` (none: see `set_budget`).
 -- @treturn table the rig

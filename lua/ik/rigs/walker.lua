@@ -30,8 +30,10 @@
 --   step distance, and stops wanting it only back below `1 - hysteresis` of it), and a
 --   step shorter than `min_step` is not taken.
 -- - Frame rate: a step that fell due between two frames starts at the moment it did
---   (its swing runs ahead by the remainder, its landing point predicted for the moment
---   it lands), so 30 and 60 Hz put the feet in nearly the same places.
+--   (its swing runs ahead by the remainder, its landing point predicted from the rest
+--   point and its velocity at that moment), and groups that came due within one frame
+--   go in the order they came due, so 30, 60 and 144 Hz put the feet in the same
+--   places to within 1e-3 of a leg's length, turning or not.
 --
 -- Sides and neighbours come from the rest pose in the body's frame (+Z forward, +Y up,
 -- so +X is left): legs whose hip has x > 0 are on the left, ranked front to back by hip
@@ -475,6 +477,7 @@ function walker.new(options)
   self.base_y = by
   self.base_pitch, self.base_roll = tilt_of(qx, qy, qz, qw)
   self.body_vel = { 0, 0 }
+  self._tried = {} -- scratch for _start_steps
   self:reset()
   return self
 end
@@ -525,6 +528,7 @@ function Walker:reset()
     leg.blocked_buf = leg.blocked_buf or { 0, 0 }
     leg.planted, leg.t = true, 0
     leg.rest, leg.vel = { rx, rz }, { 0, 0 }
+    leg.prev_rest, leg.prev_vel = { rx, rz }, { 0, 0 }
     leg.want_since, leg.blocked_at = nil, nil
     leg.land_time, leg.last_distance, leg.prev_distance, leg.distance = -huge, 0, 0, 0
   end
@@ -619,13 +623,18 @@ end
 -- stand, it looks on the way back from there towards the body's centre, finds where
 -- the good ground begins (to a millimetre or so, so the answer moves smoothly with the
 -- body and does not jump between samples), and stands a little inside it.
-function Walker:_landing(leg, late, px, pz, ref)
+-- The rest point and its velocity are taken at the step's moment (`back` of the frame
+-- before now), interpolated between the frames, so the prediction starts from the same
+-- state whichever frame the moment fell in.
+function Walker:_landing(leg, late, back, px, pz, ref)
   local ahead = self.step_time - late
-  local vx, vz = leg.vel[1], leg.vel[2]
+  local vel, vel0, rest, rest0 = leg.vel, leg.prev_vel, leg.rest, leg.prev_rest
+  local vx, vz = vel[1] + (vel0[1] - vel[1]) * back, vel[2] + (vel0[2] - vel[2]) * back
   local ox, oz = vx * self.step_time, vz * self.step_time
   local ol, cap = sqrt(ox * ox + oz * oz), 0.5 * leg.step_distance
   if ol > cap then ox, oz = ox * cap / ol, oz * cap / ol end
-  local ax, az = leg.rest[1] + vx * ahead + ox, leg.rest[2] + vz * ahead + oz
+  local ax = rest[1] + (rest0[1] - rest[1]) * back + vx * self.step_time + ox
+  local az = rest[2] + (rest0[2] - rest[2]) * back + vz * self.step_time + oz
   local gx, gy, gz = self:_probe(ax, az, ref)
   if gx then return gx, gy, gz end
   local cx, cz = px + self.body_vel[1] * ahead, pz + self.body_vel[2] * ahead
@@ -698,60 +707,86 @@ function Walker:_wants(dt, ref)
   end
 end
 
--- Starts the steps of the gait groups that may step, the next group in turn first: a
--- group steps when one of its legs wants to and none of its legs' neighbours is in the
--- air. It starts at the moment the last of those became true, which may be between the
--- frames: its feet then swing from that moment, and land where they would have.
-function Walker:_start_steps(dt, px, pz, ref)
-  local now, legs, groups = self.time, self.legs, self.groups
-  local ng = #groups
-  for k = 0, ng - 1 do
-    local gi = (self.next_group + k - 1) % ng + 1
-    local group = groups[gi]
-    local start, free = huge, true
-    for _, i in ipairs(group) do
-      local leg = legs[i]
-      if leg.want_since and not leg.blocked_at then start = min(start, leg.want_since) end
-    end
-    if start < huge then
-      for _, i in ipairs(group) do
-        local leg = legs[i]
-        if not leg.planted then free = false end
-        start = max(start, leg.land_time)
-        for _, nb in ipairs(leg.neighbours) do
-          if not legs[nb].planted then free = false end
-          start = max(start, legs[nb].land_time)
-        end
-      end
-    end
-    if start < huge and free then
-      local late = clamp(now - start, 0, dt)
-      local back = dt > 0 and late / dt or 0
-      local started = false
-      for _, i in ipairs(group) do
-        local leg = legs[i]
-        -- The legs that go: those that want to, and (so the group keeps together) those
-        -- more than half their step distance off at the moment the group goes.
-        local d = leg.distance - (leg.distance - leg.prev_distance) * back
-        if not leg.blocked_at and (leg.want_since or d > 0.5 * leg.step_distance) then
-          local gx, gy, gz = self:_landing(leg, late, px, pz, ref)
-          if gx and dist3(leg.plant, gx, gy, gz) >= leg.min_step then
-            local dest = leg.spare
-            dest[1], dest[2], dest[3] = gx, gy, gz
-            leg.from, leg.dest, leg.spare = leg.plant, dest, nil
-            leg.planted, leg.t = false, late / self.step_time
-            leg.want_since, leg.blocked_at = nil, nil
-            started = true
-          elseif leg.want_since then
-            local blocked = leg.blocked_buf -- nowhere better: keep the plant
-            blocked[1], blocked[2] = leg.rest[1], leg.rest[2]
-            leg.blocked_at = blocked
-          end
-        end
-      end
-      if started then self.next_group = gi % ng + 1 end
+-- When gait group `gi` may step: the moment the last of "one of its legs wants to" and
+-- "its legs and their neighbours have landed" became true (huge: not yet), and whether
+-- none of them is in the air now.
+function Walker:_group_start(gi)
+  local legs = self.legs
+  local start, free = huge, true
+  for _, i in ipairs(self.groups[gi]) do
+    local leg = legs[i]
+    if leg.want_since and not leg.blocked_at then start = min(start, leg.want_since) end
+  end
+  if start == huge then return start, false end
+  for _, i in ipairs(self.groups[gi]) do
+    local leg = legs[i]
+    if not leg.planted then free = false end
+    start = max(start, leg.land_time)
+    for _, nb in ipairs(leg.neighbours) do
+      if not legs[nb].planted then free = false end
+      start = max(start, legs[nb].land_time)
     end
   end
+  return start, free
+end
+
+-- Starts the steps of the gait groups that may step, in the order their moments came,
+-- which may be between the frames (a group next in turn goes first only on a tie,
+-- SAME_MOMENT): a
+-- group steps when one of its legs wants to and none of its legs' neighbours is in the
+-- air. Taken in turn order instead, two groups that came to want a step within one
+-- frame went by the turn at 30 Hz and by the moment at 144 Hz. A group's feet swing
+-- from its moment, and land where they would have.
+-- Moments closer than this (seconds) are one: legs alike want a step at the same moment
+-- up to the rounding of how it was found, which differs with the frame rate.
+local SAME_MOMENT = 1e-6
+
+function Walker:_start_steps(dt, px, pz, ref)
+  local ng, tried = #self.groups, self._tried
+  for gi = 1, ng do tried[gi] = false end
+  while true do
+    local first, first_start = nil, huge
+    for k = 0, ng - 1 do
+      local gi = (self.next_group + k - 1) % ng + 1
+      if not tried[gi] then
+        local start, free = self:_group_start(gi)
+        if free and start < first_start - SAME_MOMENT then first, first_start = gi, start end
+      end
+    end
+    if not first then return end
+    tried[first] = true
+    self:_step_group(first, first_start, dt, px, pz, ref)
+  end
+end
+
+-- Starts group gi's steps at the moment `start` (at most dt before now).
+function Walker:_step_group(gi, start, dt, px, pz, ref)
+  local legs, ng = self.legs, #self.groups
+  local late = clamp(self.time - start, 0, dt)
+  local back = dt > 0 and late / dt or 0
+  local started = false
+  for _, i in ipairs(self.groups[gi]) do
+    local leg = legs[i]
+    -- The legs that go: those that want to, and (so the group keeps together) those
+    -- more than half their step distance off at the moment the group goes.
+    local d = leg.distance - (leg.distance - leg.prev_distance) * back
+    if not leg.blocked_at and (leg.want_since or d > 0.5 * leg.step_distance) then
+      local gx, gy, gz = self:_landing(leg, late, back, px, pz, ref)
+      if gx and dist3(leg.plant, gx, gy, gz) >= leg.min_step then
+        local dest = leg.spare
+        dest[1], dest[2], dest[3] = gx, gy, gz
+        leg.from, leg.dest, leg.spare = leg.plant, dest, nil
+        leg.planted, leg.t = false, late / self.step_time
+        leg.want_since, leg.blocked_at = nil, nil
+        started = true
+      elseif leg.want_since then
+        local blocked = leg.blocked_buf -- nowhere better: keep the plant
+        blocked[1], blocked[2] = leg.rest[1], leg.rest[2]
+        leg.blocked_at = blocked
+      end
+    end
+  end
+  if started then self.next_group = gi % ng + 1 end
 end
 
 -- The ankle's target: on its plant, or on the sine arc of its swing. The foot rises
@@ -834,6 +869,8 @@ function Walker:update(dt)
   local alpha = 1 - exp(-dt / 0.1)
   for _, leg in ipairs(self.legs) do
     local rx, rz = rest_point(leg, px, pz, c, s)
+    leg.prev_rest[1], leg.prev_rest[2] = leg.rest[1], leg.rest[2]
+    leg.prev_vel[1], leg.prev_vel[2] = leg.vel[1], leg.vel[2]
     if dt > 0 then
       leg.vel[1] = leg.vel[1] + ((rx - leg.rest[1]) / dt - leg.vel[1]) * alpha
       leg.vel[2] = leg.vel[2] + ((rz - leg.rest[2]) / dt - leg.vel[2]) * alpha
