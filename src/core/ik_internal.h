@@ -248,17 +248,6 @@ static inline ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
 struct ik_rotations_job;
 void ik__rotations_run_valid(struct ik_rotations_job *job);
 
-/* ik_foot_update for inputs ik_foot_validate has passed (ik.batch checks each foot on
- * the Lua thread, then updates it on another): what is left to fail is a custom
- * ground's query. */
-struct ik_foot_params;
-struct ik_foot_state;
-struct ik_foot_result;
-struct ik_ground;
-ik_status ik__foot_update_valid(const struct ik_foot_params *params, struct ik_foot_state *state,
-                                const struct ik_ground *ground, ik_vec3 animated_position,
-                                ik_quat animated_rotation, ik_real dt, struct ik_foot_result *out);
-
 /* ik_batch_run of a well-formed batch (arrays and counts as ik_batch_run accepts them)
  * on the calling thread alone, in the lane buffers of the pool's thread `slice`: for a
  * caller that splits a larger job over the pool itself (ik.batch solves each thread's

@@ -45,7 +45,8 @@
 #include "ik_batch.h"
 #include "ik_foot.h"
 #include "ik_ground.h"
-#include "ik_internal.h" /* ik__foot_update_valid */
+#include "ik_internal.h" /* ik__batch_run_on */
+#include "ik_scene_internal.h" /* ik__foot_update_valid */
 #include "ik_skeleton.h"
 #include "ikl.h"
 
