@@ -10,6 +10,7 @@
 #define IKL_H
 
 #include "ik.h"
+#include "ik_bone_chain.h"
 #include "ikl_compat.h"
 
 #define IKL_VEC3 "ik.vec3"
@@ -20,12 +21,8 @@
 #define IKL_HINGE "ik.hinge"
 
 /* A pole target: where the chain bends towards, and how much. Mutable; a chain that
- * holds one reads it at each solve. */
-typedef struct ikl_pole {
-  ik_vec3 position;
-  ik_real weight;
-  int closed;
-} ikl_pole;
+ * holds one reads it at each solve (ik_bone_chain.h). */
+typedef struct ik_chain_pole ikl_pole;
 
 /* A joint constraint: immutable once made, so chains copy it. */
 typedef struct ikl_constraint {
@@ -60,68 +57,21 @@ struct ik_node *ikl_tonode_ref(lua_State *L, int idx, const int **closed);
 
 /* ---- chains (ikl_chain.c), for ik.batch ---- */
 
-/* One solve of a chain is three phases, so that a batch can run the middle one for many
- * chains over threads: gather (Lua thread: reads target, pole and bones), solve (C
- * only, touching nothing but the chain's own buffers: safe on any thread, one chain per
- * thread at a time), scatter (Lua thread: turns the bones, measures the result). */
-typedef struct ikl_chain ikl_chain;
-
-/* Which C job the solve phase of a gathered chain is: one a batch may hand to
- * ik_batch_run (an ik_fabrik_job, an ik_two_bone_job), or none (solved whole by
- * ikl_chain_solve). */
-enum { IKL_LANE_NONE, IKL_LANE_FABRIK, IKL_LANE_TWO_BONE };
+/* An ik.chain's userdata is the scene's chain (ik_bone_chain.h): its solve phase and,
+ * for chains kept in C, its gather and scatter run with no Lua. The binding adds the
+ * phases that read and turn Lua's transforms. */
+typedef struct ik_bone_chain ikl_chain;
 
 /* The chain at idx (open or closed), or NULL when it is no ik.chain. */
 ikl_chain *ikl_tochain(lua_State *L, int idx);
-int ikl_chain_closed(const ikl_chain *c);
-int ikl_chain_bound(const ikl_chain *c);
 /* Gather, for the open chain c at stack index ci (absolute): the target is the value at
  * ti, or with ti 0 the chain's own `target`. Raises as chain:solve does; a missing
- * target as "ik.batch: chain <index> has no target" when index > 0. Returns the lane.
- * Leaves the stack as it found it. */
+ * target as "ik.batch: chain <index> has no target" when index > 0. Returns the lane
+ * (IK_LANE_*). Leaves the stack as it found it. */
 int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index);
-/* Solve, whole (any lane). */
-void ikl_chain_solve(ikl_chain *c);
-/* Solve in three steps, for the lanes: prepare fills `job` (an ik_fabrik_job or an
- * ik_two_bone_job, after the lane) over the chain's buffers; the caller runs it (alone
- * or in ik_batch_run) and hands back what it said to finish. */
-void ikl_chain_prepare(ikl_chain *c, int lane, void *job);
-void ikl_chain_finish(ikl_chain *c, const ik_result *r, ik_status st);
 /* Scatter, for the chain at ci (absolute). Raises when the solver refused the chain.
  * Returns the chain's result, which stays readable until its next gather. */
 const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci);
-/* The last result scatter gave. */
-const ik_result *ikl_chain_result(const ikl_chain *c);
-/* The target (and match_rotation's rotation, else identity) gather read; retarget
- * replaces them between gather and solve (a foot's correction, say). */
-void ikl_chain_target(const ikl_chain *c, ik_vec3 *target, ik_quat *rotation);
-void ikl_chain_retarget(ikl_chain *c, ik_vec3 target, ik_quat rotation);
-
-/* Gather and scatter with no Lua, for a batch to run off the Lua thread. A chain whose
- * bones are all ik.bones of one skeleton, and whose target and pole are kept in C and
- * read nothing but that skeleton (or nodes hanging from nothing), touches no other
- * skeleton: ikl_chain_skeleton names that skeleton (NULL for any other chain; call it on
- * the Lua thread: it refreshes the free nodes such a chain reads, so that reading them
- * later writes nothing). Chains of one skeleton must then be run by one thread, in
- * order. gather_native returns the lane as ikl_chain_gather does, or -1 where
- * ikl_chain_gather would raise; scatter_native returns 0, or -1 where
- * ikl_chain_scatter would raise: call those on the Lua thread then, to raise. */
-struct ik_skeleton;
-const struct ik_skeleton *ikl_chain_skeleton(const ikl_chain *c);
-int ikl_chain_gather_native(ikl_chain *c);
-int ikl_chain_scatter_native(ikl_chain *c);
-/* Gather, with no Lua, for a point chain whose target is a kept vec3, ik.bone or ik.node
- * and whose pole is an open ik.pole or none: the lane, or -1 for any other chain
- * (ikl_chain_gather it). A bone or node target is read, and refreshed, only when
- * lua_thread is set; off it (any thread, each chain on one) only a vec3 target is taken
- * and -1 says to try again on the Lua thread. scatter_native takes point chains too. */
-int ikl_chain_gather_point(ikl_chain *c, int lua_thread);
-/* Asks for some of a chain's memory to be brought into cache: a hint, for a pass over
- * many chains, given a few chains ahead. HEADER first: SOLVE (the arrays every solve
- * touches) and REFS (the kept target's and pole's transforms, the skeleton's closed
- * flag) read the header. */
-enum { IKL_PREFETCH_HEADER, IKL_PREFETCH_SOLVE, IKL_PREFETCH_REFS };
-void ikl_chain_prefetch(const ikl_chain *c, int what);
 
 /* ---- feet (ikl_foot.c), for ik.batch ---- */
 

@@ -184,8 +184,8 @@ static void add(lua_State *L, ikl_batch *b, int bi, int ci, int fi, int arg) {
   memset(&e, 0, sizeof e);
   e.chain = ikl_tochain(L, ci);
   if (!e.chain) ikl_typeerror(L, arg, IKL_CHAIN);
-  e.point = !ikl_chain_bound(e.chain);
-  if (ikl_chain_closed(e.chain)) luaL_argerror(L, arg, "attempt to use a closed ik.chain");
+  e.point = !e.chain->bound;
+  if (e.chain->closed) luaL_argerror(L, arg, "attempt to use a closed ik.chain");
   /* Solving one chain twice in one parallel phase would race with itself. */
   if (find(L, bi, ci)) luaL_argerror(L, arg, "the chain is in this batch already");
   if (fi && !lua_isnil(L, fi)) {
@@ -274,7 +274,7 @@ static int batch_new(lua_State *L) {
     if (!ikl_tochain(L, -1))
       luaL_error(L, "ik.batch: bad field 'chains' (ik.chain expected at index %d, got %s)", i,
                  ikl_typename(L, -1));
-    if (ikl_chain_closed(ikl_tochain(L, -1)))
+    if (ikl_tochain(L, -1)->closed)
       luaL_error(L, "ik.batch: bad field 'chains' (chain %d is closed)", i);
     if (find(L, 3, lua_gettop(L)))
       luaL_error(L, "ik.batch: bad field 'chains' (chain %d is in the list twice)", i);
@@ -382,12 +382,11 @@ static void share(const ikl_batch *b, int count, int part, int *begin, int *end)
  * alone. */
 static void update_foot(const ikl_batch *b, entry *e) {
   ik_foot_result out;
-  ik_vec3 target;
-  ik_quat rotation;
-  ikl_chain_target(e->chain, &target, &rotation);
   e->grounded = 0;
-  if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, target, rotation, b->dt, &out) == IK_OK) {
-    ikl_chain_retarget(e->chain, out.position, out.rotation);
+  if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, e->chain->now.target,
+                            e->chain->now.target_rotation, b->dt, &out) == IK_OK) {
+    e->chain->now.target = out.position;
+    e->chain->now.target_rotation = out.rotation;
     e->grounded = out.grounded;
   }
 }
@@ -401,21 +400,21 @@ static void run_block(ikl_batch *b, int part, const int *block, int n) {
   ik_batch jobs;
   int i;
   ik_batch_init(&jobs);
-  for (i = 0; i < n && i < PREFETCH_AHEAD; i++) ikl_chain_prefetch(b->entries[block[i]].chain, IKL_PREFETCH_HEADER);
+  for (i = 0; i < n && i < PREFETCH_AHEAD; i++) ik_bone_chain_prefetch(b->entries[block[i]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
   for (i = 0; i < n; i++) {
     entry *e = &b->entries[block[i]];
-    if (i + PREFETCH_AHEAD < n) ikl_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IKL_PREFETCH_HEADER);
+    if (i + PREFETCH_AHEAD < n) ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
     if (i + PREFETCH_AHEAD / 2 < n)
-      ikl_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD / 2]].chain, IKL_PREFETCH_SOLVE);
+      ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD / 2]].chain, IK_BONE_CHAIN_PREFETCH_SOLVE);
     if (e->foot_params) update_foot(b, e);
-    if (e->lane == IKL_LANE_FABRIK) {
+    if (e->lane == IK_LANE_FABRIK) {
       e->slot = jobs.fabrik_count++;
-      ikl_chain_prepare(e->chain, e->lane, &s->fabrik[e->slot]);
-    } else if (e->lane == IKL_LANE_TWO_BONE) {
+      ik_bone_chain_prepare(e->chain, e->lane, &s->fabrik[e->slot]);
+    } else if (e->lane == IK_LANE_TWO_BONE) {
       e->slot = jobs.two_bone_count++;
-      ikl_chain_prepare(e->chain, e->lane, &s->two_bone[e->slot]);
+      ik_bone_chain_prepare(e->chain, e->lane, &s->two_bone[e->slot]);
     } else {
-      ikl_chain_solve(e->chain);
+      ik_bone_chain_solve(e->chain);
     }
   }
   jobs.fabrik = s->fabrik;
@@ -425,13 +424,13 @@ static void run_block(ikl_batch *b, int part, const int *block, int n) {
   ik__batch_run_on(&jobs, b->pool, part); /* well formed by construction */
   for (i = 0; i < n; i++) {
     entry *e = &b->entries[block[i]];
-    if (e->lane == IKL_LANE_FABRIK)
-      ikl_chain_finish(e->chain, &s->fabrik[e->slot].result, s->fabrik_status[e->slot]);
-    else if (e->lane == IKL_LANE_TWO_BONE)
-      ikl_chain_finish(e->chain, &s->two_bone[e->slot].result, s->two_bone_status[e->slot]);
+    if (e->lane == IK_LANE_FABRIK)
+      ik_bone_chain_finish(e->chain, &s->fabrik[e->slot].result, s->fabrik_status[e->slot]);
+    else if (e->lane == IK_LANE_TWO_BONE)
+      ik_bone_chain_finish(e->chain, &s->two_bone[e->slot].result, s->two_bone_status[e->slot]);
     if (e->path == PATH_LUA) continue;
-    e->native = ikl_chain_scatter_native(e->chain);
-    e->reached = ikl_chain_result(e->chain)->reached != 0;
+    e->native = ik_bone_chain_scatter(e->chain);
+    e->reached = (&e->chain->now.result)->reached != 0;
   }
 }
 
@@ -463,11 +462,10 @@ static void solve_parts(void *ctx, int begin, int end) {
 /* Whether entry e's foot takes the target its chain gathered (err, when not NULL: why
  * not). */
 static int foot_valid(const entry *e, ik_error *err) {
-  ik_vec3 target;
-  ik_quat rotation;
-  ik_foot_result out;
-  ikl_chain_target(e->chain, &target, &rotation);
-  return ik_foot_validate(e->foot_params, e->foot_state, e->ground, target, rotation, 0, &out, err) == IK_OK;
+  ik_foot_result out; /* only its address is read */
+  memset(&out, 0, sizeof out);
+  return ik_foot_validate(e->foot_params, e->foot_state, e->ground, e->chain->now.target,
+                          e->chain->now.target_rotation, 0, &out, err) == IK_OK;
 }
 
 /* Raises unless entry e's (i's) foot takes the target its chain gathered. */
@@ -509,7 +507,7 @@ static void read_foot(entry *e) {
   e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e, NULL);
 }
 
-/* Groups the bone chains by the skeleton each one alone touches (ikl_chain_skeleton),
+/* Groups the bone chains by the skeleton each one alone touches (ik_bone_chain_skeleton),
  * so that a group's gathers and scatters can run on one thread while other groups run
  * on others. Point chains are in no group (they touch no skeleton).
  * Returns 0, every entry then on the Lua thread, when some bone chain has to be there:
@@ -529,12 +527,12 @@ static int group(ikl_batch *b) {
       cleared = 1;
     }
     if (i + 2 * PREFETCH_AHEAD < b->count && !b->entries[i + 2 * PREFETCH_AHEAD].point)
-      ikl_chain_prefetch(b->entries[i + 2 * PREFETCH_AHEAD].chain, IKL_PREFETCH_HEADER);
+      ik_bone_chain_prefetch(b->entries[i + 2 * PREFETCH_AHEAD].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
     if (i + PREFETCH_AHEAD < b->count && !b->entries[i + PREFETCH_AHEAD].point)
-      ikl_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IKL_PREFETCH_REFS);
-    e->sk = ikl_chain_skeleton(e->chain);
+      ik_bone_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IK_BONE_CHAIN_PREFETCH_REFS);
+    e->sk = ik_bone_chain_skeleton(e->chain);
     if (!e->sk) {
-      if (ikl_chain_closed(e->chain) || ikl_chain_bound(e->chain)) return b->groups = 0;
+      if (e->chain->closed || e->chain->bound) return b->groups = 0;
       continue;
     }
     h = (unsigned)(((uintptr_t)e->sk >> 4) * 2654435761u) & mask;
@@ -571,16 +569,16 @@ static void read_part(ikl_batch *b, int part) {
     int j;
     for (j = b->group_first[g]; j >= 0; j = b->entries[j].next) {
       entry *e = &b->entries[j];
-      e->native = ikl_chain_gather_native(e->chain);
+      e->native = ik_bone_chain_gather(e->chain);
       read_foot(e);
     }
   }
   for (; i < i_end; i++) {
     entry *e = &b->entries[i];
     if (i + PREFETCH_AHEAD < i_end && b->entries[i + PREFETCH_AHEAD].point)
-      ikl_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IKL_PREFETCH_HEADER);
+      ik_bone_chain_prefetch(b->entries[i + PREFETCH_AHEAD].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
     if (!e->point) continue;
-    e->native = ikl_chain_gather_point(e->chain, 0);
+    e->native = ik_bone_chain_gather_point(e->chain, 0);
     read_foot(e);
   }
 }
@@ -603,20 +601,20 @@ static void gather(lua_State *L, ikl_batch *b, int li, int fi, int grouped) {
     /* What read_part read stands unless a host's Lua ran since: that may have changed
      * any chain. Then a group's chain is read again here (in C: no thread runs now). */
     if (grouped && e->sk && e->native >= 0 && lua_ran)
-      e->native = ikl_chain_skeleton(e->chain) == e->sk ? ikl_chain_gather_native(e->chain) : -1;
+      e->native = ik_bone_chain_skeleton(e->chain) == e->sk ? ik_bone_chain_gather(e->chain) : -1;
     if (grouped && e->sk && e->native >= 0) {
       lane = e->native;
       e->path = PATH_GROUP;
     } else if (e->point && e->native >= 0 && !lua_ran) {
       lane = e->native;
       e->path = PATH_POINT;
-    } else if ((lane = ikl_chain_gather_point(e->chain, 1)) >= 0) {
+    } else if ((lane = ik_bone_chain_gather_point(e->chain, 1)) >= 0) {
       e->path = PATH_POINT;
     } else {
       e->path = PATH_LUA;
       lua_ran = 1;
       lua_rawgeti(L, li, i + 1);
-      if (ikl_chain_closed(e->chain)) luaL_error(L, "ik.batch: chain %d is closed", i + 1);
+      if (e->chain->closed) luaL_error(L, "ik.batch: chain %d is closed", i + 1);
       lane = ikl_chain_gather(L, e->chain, lua_gettop(L), 0, i + 1);
       lua_pop(L, 1);
       check_unchanged(L, b, version);
@@ -685,7 +683,7 @@ static int batch_solve(lua_State *L) {
 }
 
 static int push_result(lua_State *L, const entry *e) {
-  const ik_result *r = ikl_chain_result(e->chain);
+  const ik_result *r = (&e->chain->now.result);
   lua_pushboolean(L, r->reached);
   lua_pushnumber(L, (lua_Number)r->distance);
   lua_pushinteger(L, r->iterations);

@@ -6,6 +6,9 @@
 
 #include "ik_foot.h"
 
+/* A closed flag an owner keeps; NULL: never closed. */
+static inline int ik__is_closed(const int *flag) { return flag && *flag; }
+
 /* ik_foot_update for inputs ik_foot_validate has passed (ik.batch checks each foot on
  * the Lua thread, then updates it on another): what is left to fail is a custom
  * ground's query. */
