@@ -83,12 +83,7 @@ int ikl_tofoot(lua_State *L, int idx, struct ik_foot_params **params, struct ik_
 /* What a caller that keeps an ik.foot between calls (ik.batch) checks before each use,
  * with no Lua: the foot's closed flag, and its ground as last set with that ground's
  * closed flag. Good while the foot is alive (it keeps its ground alive). */
-struct ik_ground;
-typedef struct ikl_foot_link {
-  const int *closed;
-  const struct ik_ground *ground;
-  const int *ground_closed;
-} ikl_foot_link;
+typedef struct ik_foot_link ikl_foot_link; /* ik_bone_batch.h */
 const ikl_foot_link *ikl_foot_link_of(lua_State *L, int idx);
 
 /* ---- ground (ikl_ground.c), for the types that query one ---- */

@@ -31,6 +31,7 @@
  */
 #include <string.h>
 
+#include "ik_bone_batch.h" /* ik_foot_link */
 #include "ik_foot.h"
 #include "ikl.h"
 
