@@ -117,7 +117,7 @@ ik__polish_fns ik__polish_variant(int isa);
  * the chunk being sorted (150 KB, 76 KB with float, and the chunk's arrays: 24 KB in a
  * pool, 3 KB on the stack). The groups come first, so that they are
  * aligned as the struct is (a row set's size is a multiple of 32 bytes). */
-typedef struct ik__batch_ws {
+struct ik_batch_lanes {
   ik__lane_rows rows;   /* the sweep group */
   ik__lane_rows polish; /* the polish group (refined mode) */
   ik_fabrik_job *job[IK__LANES];
@@ -132,9 +132,7 @@ typedef struct ik__batch_ws {
   int chunk;     /* jobs sorted at a time: IK__CHUNK or IK__STACK_CHUNK */
   int *order;    /* chunk of them: the chunk's lane jobs, by joint count */
   short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */
-} ik__batch_ws;
+};
 
-/* Workspace of slice `slice` (0 .. threads - 1) of a pool, 32-byte aligned. */
-ik__batch_ws *ik__pool_workspace(ik_pool *pool, int slice);
 
 #endif /* IK_BATCH_LANES_H */

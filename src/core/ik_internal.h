@@ -248,14 +248,4 @@ static inline ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
 struct ik_rotations_job;
 void ik__rotations_run_valid(struct ik_rotations_job *job);
 
-/* ik_batch_run of a well-formed batch (arrays and counts as ik_batch_run accepts them)
- * on the calling thread alone, in the lane buffers of the pool's thread `slice`: for a
- * caller that splits a larger job over the pool itself (ik.batch solves each thread's
- * share in small blocks, so that a chain's memory is read, solved and written while it
- * is still in cache). Within one ik_pool_run, each slice must be used by one call at a
- * time; pool must not be NULL. */
-struct ik_batch;
-struct ik_pool;
-void ik__batch_run_on(struct ik_batch *batch, struct ik_pool *pool, int slice);
-
 #endif /* IK_INTERNAL_H */

@@ -7,8 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ik_batch.h"
-#include "ik_internal.h" /* ik__batch_run_on */
 #include "ik_scene_internal.h"
 
 /* How many entries ahead a pass over many chains asks for their memory. */
@@ -128,7 +126,7 @@ static void run_block(ik_bone_batch *b, int part, const int *block, int n) {
   jobs.fabrik_status = s->fabrik_status;
   jobs.two_bone = s->two_bone;
   jobs.two_bone_status = s->two_bone_status;
-  ik__batch_run_on(&jobs, b->pool, part); /* well formed by construction */
+  ik_batch_run_slice(&jobs, 0, 1, ik_pool_lanes(b->pool, part)); /* well formed by construction */
   for (i = 0; i < n; i++) {
     ik_bone_batch_entry *e = &b->entries[block[i]];
     if (e->lane == IK_LANE_FABRIK)

@@ -32,7 +32,7 @@
 
 #include "ik_bone_chain.h"
 #include "ik_foot.h"
-#include "ik_batch.h"
+#include "ik_pool.h"
 
 #ifdef __cplusplus
 extern "C" {
