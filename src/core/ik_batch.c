@@ -12,9 +12,9 @@
  * other polishing chains, and leaves for ik__fabrik_finish. Chains differ in how many
  * sweeps and steps they need; refilling keeps the lanes busy until the last few.
  *
- * Per chain, what is not the sweep itself is scalar work: on 10-joint chains it was
- * about half the time, and is why validation, _begin's common case and the stop test
- * are cut down to one pass, inline tests and lane-wise vectors.
+ * Per chain, what is not the sweep itself is scalar work, a large share of the time
+ * (docs/design-notes.md): validation, _begin's common case and the stop test are cut
+ * down to one pass, inline tests and lane-wise vectors.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -337,9 +337,8 @@ static int highest_lane(ik__lane_mask m) {
 
 /* Once the queue is empty the sweep group drains, and a vector is swept while any of its
  * lanes is live: chains still sweeping move down into the lanes that emptied, so that
- * the sweeps work on as few vectors as they can (on blocks of 128 chains, as ik.batch
- * solves them, that cut the sweeps' instructions by a fifth). Lanes are independent: a
- * chain ends the same in any lane. Returns the lanes now sweeping. */
+ * the sweeps work on as few vectors as they can (docs/design-notes.md). Lanes are
+ * independent: a chain ends the same in any lane. Returns the lanes now sweeping. */
 static ik__lane_mask pack_lanes(ik_batch_lanes *work, int joints, ik__lane_mask sweeping) {
   int live = 0, top;
   ik__lane_mask m;

@@ -138,11 +138,8 @@ int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *
 
 /* A solve whose iterations may get worse keeps the best pose they passed through (the
  * tip nearest the target), on the stack, and ends on it: a constrained one (any solver),
- * and DLS's. Under limits, with targets the limits keep out of reach, a solve ended more
- * than 1% of the chain's length further from the target than a pose it had held in 16
- * to 20% of cases (FABRIK, CCD and DLS; planar hinged chains of 3 to 8 joints, 30
- * iterations), and unconstrained DLS in 2.7%; unconstrained FABRIK and CCD never did
- * (and FABRIK's lanes in a batch could not keep a copy cheaply). Chains of more than
+ * and DLS's: those ended far worse than a pose they had held often enough to matter,
+ * unconstrained FABRIK and CCD never (docs/design-notes.md). Chains of more than
  * IK__BEST_MAX_JOINTS joints end where their last iteration left them. */
 #define IK__BEST_MAX_JOINTS 64
 typedef struct ik__best {

@@ -1,10 +1,20 @@
 /*
  * ikl.h: what the binding files share. Not installed.
  *
- * One file per Lua-visible type (ikl_vec3.c, ikl_quat.c, ikl_chain.c, ikl_pole.c,
- * ikl_constraint.c), each with an ikl_open_* that builds its metatable and puts its
- * constructor in the module table on top of the stack. No C globals: metatables live in
- * the registry under their type names, which are also their __name.
+ * The binding translates: Lua values in, checked, to the scene's and the core's C types,
+ * their results and refusals out as Lua values and errors. Its files:
+ *   ikl_module.c     luaopen_ik_core: the module table, each type's opener
+ *   ikl_util.c       argument checkers, messages, metatables (declared below)
+ *   ikl_compat.h     one source for Lua 5.4, 5.1 and LuaJIT
+ *   ikl_vec3.c       ik.vec3              ikl_quat.c        ik.quat
+ *   ikl_pole.c       ik.pole              ikl_constraint.c  ik.cone, ik.hinge
+ *   ikl_chain.c      ik.chain             ikl_xform.c       the transform contract (ikl_xform.h)
+ *   ikl_batch.c      ik.batch             ikl_skeleton.c    ik.skeleton, ik.bone
+ *   ikl_node.c       ik.node              ikl_ground.c      ik.ground
+ *   ikl_foot.c       ik.foot, ik.pelvis   ikl_watch.c       ik.watch
+ * Each type's file has an ikl_open_* that builds its metatable and puts its constructor
+ * in the module table on top of the stack. No C globals: metatables live in the
+ * registry under their type names, which are also their __name.
  */
 #ifndef IKL_H
 #define IKL_H
