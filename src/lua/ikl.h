@@ -189,6 +189,11 @@ int ikl_fielderror(lua_State *L, const char *owner, const char *field, const cha
  * otherwise be ignored in silence, its default used. */
 void ikl_check_keys(lua_State *L, int t, const char *owner, const char *const *names, const char *list);
 
+/* Every type's assignments fail alike: a field it does not have raises "<tname>: no
+ * field 'k' (fields: ...)" (ikl_check_keys' wording), and a type whose fields are all
+ * read-only raises this, "<tname>: fields are read-only (<hint>)". */
+int ikl_readonly(lua_State *L, const char *tname, const char *hint);
+
 /* Whether the value at idx can be indexed without raising for want of a way to: a table,
  * or a userdata whose metatable has __index. */
 int ikl_indexable(lua_State *L, int idx);
@@ -202,7 +207,8 @@ int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, 
 
 /* Makes a metatable for tname with __name and `metameth` set, and methods in a table
  * that becomes __index unless metameth defines __index itself (then the methods table
- * is that function's first upvalue). Leaves the metatable on the stack. */
+ * is that function's first upvalue). A type with no __newindex of its own gets one that
+ * raises as ikl_readonly. Leaves the metatable on the stack. */
 void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const luaL_Reg *metameth);
 
 /* Whether a number (a vector, a quaternion) is usable as an input: finite and within

@@ -509,7 +509,7 @@ static int batch_index(lua_State *L) {
 
 static int batch_newindex(lua_State *L) {
   check_open(L, 1);
-  return luaL_error(L, "ik.batch: fields are read-only (make a new batch for another thread count)");
+  return ikl_readonly(L, IKL_BATCH, "make a new batch for another thread count");
 }
 
 static const luaL_Reg meth[] = {

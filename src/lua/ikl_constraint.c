@@ -105,8 +105,8 @@ static int constraint_index(lua_State *L) {
 
 static int constraint_newindex(lua_State *L) {
   const ik_constraint *c = check(L, 1);
-  return luaL_error(L, "ik.%s is immutable: make a new one and set it on the chain again",
-                    c->type == IK_CONSTRAINT_CONE ? "cone" : "hinge");
+  return ikl_readonly(L, c->type == IK_CONSTRAINT_CONE ? IKL_CONE : IKL_HINGE,
+                      "immutable: make a new one and set it on the chain again");
 }
 
 static int constraint_tostring(lua_State *L) {

@@ -228,7 +228,7 @@ static int node_index(lua_State *L) {
 
 static int node_newindex(lua_State *L) {
   check_node(L, 1);
-  return luaL_error(L, "ik.node: fields are read-only (use set_parent, set_position, set_rotation, ...)");
+  return ikl_readonly(L, IKL_NODE, "use set_parent, set_position, set_rotation, ...");
 }
 
 static int node_tostring(lua_State *L) {

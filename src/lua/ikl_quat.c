@@ -304,7 +304,7 @@ static int quat_index(lua_State *L) {
 
 static int quat_newindex(lua_State *L) {
   check(L, 1);
-  return luaL_error(L, "ik.quat is a value: its fields are read-only (make a new one with ik.quat(x, y, z, w))");
+  return ikl_readonly(L, IKL_QUAT, "a value: make a new one with ik.quat(x, y, z, w)");
 }
 
 static const luaL_Reg meth[] = {{"inverse", quat_inverse}, {"normalized", quat_normalized},

@@ -443,7 +443,7 @@ static int bone_index(lua_State *L) {
 
 static int bone_newindex(lua_State *L) {
   check_bone(L, 1);
-  return luaL_error(L, "ik.bone: fields are read-only (use set_position, set_rotation, ...)");
+  return ikl_readonly(L, IKL_BONE, "use set_position, set_rotation, ...");
 }
 
 static int bone_tostring(lua_State *L) {

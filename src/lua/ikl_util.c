@@ -253,9 +253,18 @@ int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, 
   return 1;
 }
 
+int ikl_readonly(lua_State *L, const char *tname, const char *hint) {
+  return luaL_error(L, "%s: fields are read-only (%s)", tname, hint);
+}
+
+/* The __newindex of a type that defines none (the upvalue: its name). */
+static int readonly_newindex(lua_State *L) {
+  return ikl_readonly(L, lua_tostring(L, lua_upvalueindex(1)), "use its methods");
+}
+
 void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const luaL_Reg *metameth) {
   const luaL_Reg *r;
-  int has_index = 0;
+  int has_index = 0, has_newindex = 0;
   luaL_newmetatable(L, tname);
   lua_pushstring(L, tname);
   lua_setfield(L, -2, "__name"); /* 5.4 sets it too; 5.1 does not */
@@ -269,7 +278,13 @@ void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const
     } else {
       lua_pushcfunction(L, r->func);
     }
+    has_newindex |= strcmp(r->name, "__newindex") == 0;
     lua_setfield(L, -3, r->name);
+  }
+  if (!has_newindex) {
+    lua_pushstring(L, tname);
+    lua_pushcclosure(L, readonly_newindex, 1);
+    lua_setfield(L, -3, "__newindex");
   }
   if (!has_index) {
     lua_setfield(L, -2, "__index");

@@ -263,7 +263,7 @@ static int vec3_index(lua_State *L) {
 
 static int vec3_newindex(lua_State *L) {
   check(L, 1);
-  return luaL_error(L, "ik.vec3 is a value: its fields are read-only (make a new one with ik.vec3(x, y, z))");
+  return ikl_readonly(L, IKL_VEC3, "a value: make a new one with ik.vec3(x, y, z)");
 }
 
 static const luaL_Reg meth[] = {
