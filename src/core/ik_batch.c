@@ -110,14 +110,16 @@ static void load_ends(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, c
 
 /* What a sweep and its stop test read of a chain besides its joints: its ends, and what
  * ik__fabrik_next tests, from the state ik__fabrik_begin left. */
-static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
+static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *job,
+                          const ik__fabrik_state *s) {
   ik__lane_rows *rows = &work->rows;
   load_ends(rows, lane, job, s);
   rows->tip_err2[lane] = s->prev_err2;
   rows->tol2[lane] = s->tolerance_len2;
   rows->near2[lane] = ik__fabrik_near2(job, s);
   work->entered[lane] = work->rounds;
-  if (work->rounds + job->max_iterations < work->next_due) work->next_due = work->rounds + job->max_iterations;
+  if (work->rounds + job->max_iterations < work->next_due)
+    work->next_due = work->rounds + job->max_iterations;
 }
 
 /* The positions of lane `lane` of rows back into the job's chain. */

@@ -134,5 +134,4 @@ struct ik_batch_lanes {
   short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */
 };
 
-
 #endif /* IK_BATCH_LANES_H */

@@ -1,8 +1,9 @@
 /* Pole targets: choose the bend plane of a solved chain (ik_pole.h). */
+#include "ik_pole.h"
+
 #include <stddef.h>
 
 #include "ik_internal.h"
-#include "ik_pole.h"
 
 void ik_pole_job_init(ik_pole_job *job, ik_vec3 *positions, int count, ik_vec3 pole) {
   job->positions = positions;

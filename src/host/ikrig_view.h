@@ -32,7 +32,8 @@ const char *ikrig_view_scene(lua_State *L, const char *scene);
 /* Serves the view and runs the runtime in real time until *stop is set (SIGINT,
  * SIGTERM) or opt->frames have run. Returns 0, or 1 when the server could not start or
  * the runtime failed. */
-int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt, volatile sig_atomic_t *stop);
+int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt,
+                   volatile sig_atomic_t *stop);
 
 /* Whether a peer at `addr` (numeric, as the server sees it) may connect: any peer when
  * the user chose the address to bind (--host), else loopback ones only (127.0.0.0/8,

@@ -45,7 +45,7 @@ void ikl_open_quat(lua_State *L);
 void ikl_open_pole(lua_State *L);
 void ikl_open_constraint(lua_State *L);
 void ikl_open_chain(lua_State *L);
-void ikl_open_batch(lua_State *L);  /* ik.batch (ikl_batch.c) */
+void ikl_open_batch(lua_State *L); /* ik.batch (ikl_batch.c) */
 void ikl_open_skeleton(lua_State *L);
 void ikl_open_node(lua_State *L);
 void ikl_open_ground(lua_State *L); /* the table ik.ground */
@@ -200,8 +200,8 @@ int ikl_indexable(lua_State *L, int idx);
 
 /* Reads field `name` of the table at `t` (which must be a table) as a finite number in
  * [lo, hi] (either bound may be -HUGE_VAL/HUGE_VAL), or def when the field is nil. */
-ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def,
-                          ik_real lo, ik_real hi, const char *expected);
+ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def, ik_real lo,
+                          ik_real hi, const char *expected);
 /* Same for a vec3-like field; returns 0 when nil (out untouched). */
 int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, ik_vec3 *out);
 

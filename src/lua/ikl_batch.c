@@ -206,8 +206,7 @@ static int batch_new(lua_State *L) {
     if (!ikl_tochain(L, -1))
       luaL_error(L, "ik.batch: bad field 'chains' (ik.chain expected at index %d, got %s)", i,
                  ikl_typename(L, -1));
-    if (ikl_tochain(L, -1)->closed)
-      luaL_error(L, "ik.batch: bad field 'chains' (chain %d is closed)", i);
+    if (ikl_tochain(L, -1)->closed) luaL_error(L, "ik.batch: bad field 'chains' (chain %d is closed)", i);
     if (find(L, 3, lua_gettop(L)))
       luaL_error(L, "ik.batch: bad field 'chains' (chain %d is in the list twice)", i);
     add(L, b, 3, lua_gettop(L), 0, 1);
@@ -326,8 +325,9 @@ static void gather_foot(lua_State *L, entry *e, int i) {
 /* Raises when the batch changed since `version` was read (see ikl_batch.version). */
 static void check_unchanged(lua_State *L, const ikl_batch *b, unsigned version) {
   if (b->version != version)
-    luaL_error(L, "ik.batch: changed during its own solve (add, remove, solve or close called from a "
-                  "transform's method)");
+    luaL_error(L,
+               "ik.batch: changed during its own solve (add, remove, solve or close called from a "
+               "transform's method)");
 }
 
 /* Gathers every chain (chains at li, feet at fi), in order, sorting them into lanes:

@@ -97,7 +97,6 @@ static ikl_chain *check_open(lua_State *L, int arg) {
   return c;
 }
 
-
 /* 0-based index from the 1-based integer at arg, which must lie in 1..last. */
 static int check_index(lua_State *L, int arg, int last) { return ikl_checkindex(L, arg, last); }
 
@@ -151,11 +150,11 @@ static const char *reach_problem(lua_State *L, const ikl_chain *c, const ik_vec3
   chain.derive_lengths = lengths == NULL;
   if (ik_chain_validate(&chain, &err) == IK_OK) return NULL;
   if (err.status != IK_E_RANGE) return ik_status_message(err.status);
-  return lua_pushfstring(L, "the chain reaches too far: its root's largest coordinate plus its length must be "
-                            "at most %s",
+  return lua_pushfstring(L,
+                         "the chain reaches too far: its root's largest coordinate plus its length must be "
+                         "at most %s",
                          ikl_pushnumstr(L, (lua_Number)IK_REAL_MAX_REACH));
 }
-
 
 /* ---- targets ---- */
 
@@ -246,7 +245,8 @@ static void set_solver(lua_State *L, ikl_chain *c, int v) {
   int i;
   if (!name) ikl_fielderror(L, IKL_CHAIN, "solver", SOLVER_LIST, v);
   for (i = 0; solver_names[i] && strcmp(name, solver_names[i]) != 0; i++) continue;
-  if (!solver_names[i]) luaL_error(L, "ik.chain: bad field 'solver' (" SOLVER_LIST " expected, got '%s')", name);
+  if (!solver_names[i])
+    luaL_error(L, "ik.chain: bad field 'solver' (" SOLVER_LIST " expected, got '%s')", name);
   /* Said now rather than at the first solve, where the mistake would be harder to find. */
   if (i == IK_BONE_CHAIN_TWO_BONE && c->count != 3)
     luaL_error(L, "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has %d)", c->count);
@@ -264,7 +264,8 @@ static void set_pole(lua_State *L, ikl_chain *c, int ci, int v) {
     p = ikl_checkpole(L, v);
     lua_pushvalue(L, v);
   } else if (c->bound && ikl_transform_kind(L, v, ikl_pole_methods, &missing) == IKL_IS_TRANSFORM) {
-    if ((problem = ikl_dependency_problem(L, c, ci, v, "pole")) != NULL) ikl_transform_error(L, "pole", problem);
+    if ((problem = ikl_dependency_problem(L, c, ci, v, "pole")) != NULL)
+      ikl_transform_error(L, "pole", problem);
     is_transform = 1;
     ikl_ref_at(L, v, &c->pole_ref);
     lua_pushvalue(L, v);
@@ -287,7 +288,8 @@ static void set_mode(lua_State *L, ikl_chain *c, int v) {
   int i;
   if (!name) ikl_fielderror(L, IKL_CHAIN, "mode", "'plain' or 'refined'", v);
   for (i = 0; mode_names[i] && strcmp(name, mode_names[i]) != 0; i++) continue;
-  if (!mode_names[i]) luaL_error(L, "ik.chain: bad field 'mode' ('plain' or 'refined' expected, got '%s')", name);
+  if (!mode_names[i])
+    luaL_error(L, "ik.chain: bad field 'mode' ('plain' or 'refined' expected, got '%s')", name);
   c->mode = i == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
 }
 
@@ -304,7 +306,8 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
                                               n >= 1 && n <= INT_MAX && n == floor(n));
       break;
     case F_TOLERANCE:
-      c->tolerance = (ik_real)check_field_number(L, v, "tolerance", "positive number", n > 0 && ikl_is_usable(n));
+      c->tolerance =
+          (ik_real)check_field_number(L, v, "tolerance", "positive number", n > 0 && ikl_is_usable(n));
       break;
     case F_WEIGHT:
       c->weight = (ik_real)check_field_number(L, v, "weight", "number in [0, 1]", n >= 0 && n <= 1);
@@ -334,13 +337,27 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
 
 static int push_field(lua_State *L, const ikl_chain *c, int id) {
   switch (id) {
-    case F_SOLVER: lua_pushstring(L, solver_names[c->solver]); break;
-    case F_ITERATIONS: lua_pushinteger(L, c->iterations); break;
-    case F_TOLERANCE: lua_pushnumber(L, (lua_Number)c->tolerance); break;
-    case F_WEIGHT: lua_pushnumber(L, (lua_Number)c->weight); break;
-    case F_MATCH_ROTATION: lua_pushboolean(L, c->match_rotation); break;
-    case F_DETERMINISTIC: lua_pushboolean(L, c->deterministic); break;
-    case F_MODE: lua_pushstring(L, mode_names[c->mode == IK_FABRIK_REFINED]); break;
+    case F_SOLVER:
+      lua_pushstring(L, solver_names[c->solver]);
+      break;
+    case F_ITERATIONS:
+      lua_pushinteger(L, c->iterations);
+      break;
+    case F_TOLERANCE:
+      lua_pushnumber(L, (lua_Number)c->tolerance);
+      break;
+    case F_WEIGHT:
+      lua_pushnumber(L, (lua_Number)c->weight);
+      break;
+    case F_MATCH_ROTATION:
+      lua_pushboolean(L, c->match_rotation);
+      break;
+    case F_DETERMINISTIC:
+      lua_pushboolean(L, c->deterministic);
+      break;
+    case F_MODE:
+      lua_pushstring(L, mode_names[c->mode == IK_FABRIK_REFINED]);
+      break;
     case F_TARGET:
       /* A vec3 target is stored as a value: hand out a copy, so that changing what was
        * read (vec3:set) cannot seem to move a target the solver does not see move. */
@@ -427,8 +444,10 @@ static int bone_chain_new(lua_State *L) {
       c->has_base_rest = ikl_parent_rotation(L, &t, root_rotation, &c->base_rest, "bones");
     }
     if (i > 1 && !(ik_vec3_dist2(c->rest[i - 2], c->rest[i - 1]) > IK_TINY_LEN2))
-      return luaL_error(L, "ik.chain: bad field 'bones' (bones %d and %d are at the same place: a bone of "
-                        "zero length cannot be turned)", i - 1, i);
+      return luaL_error(L,
+                        "ik.chain: bad field 'bones' (bones %d and %d are at the same place: a bone of "
+                        "zero length cannot be turned)",
+                        i - 1, i);
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "bones");
@@ -504,7 +523,8 @@ static int chain_new(lua_State *L) {
   lua_getfield(L, 1, "positions"); /* 2 */
   if (!lua_istable(L, 2)) return ikl_fielderror(L, IKL_CHAIN, "positions", "at least 2 vec3", 2);
   len = lua_rawlen(L, 2);
-  if (len < 2) return luaL_error(L, "ik.chain: bad field 'positions' (at least 2 vec3 expected, got %d)", (int)len);
+  if (len < 2)
+    return luaL_error(L, "ik.chain: bad field 'positions' (at least 2 vec3 expected, got %d)", (int)len);
   if (len > (size_t)MAX_JOINTS) return luaL_error(L, "ik.chain: bad field 'positions' (too many joints)");
   n = (int)len;
   c = new_chain(L, n, 0); /* 3 */
@@ -620,7 +640,8 @@ static void gather_pole(lua_State *L, ikl_chain *c, int ci) {
     ikl_xform t;
     ikl_getuservalue(L, ci);
     lua_getfield(L, -1, "pole");
-    if ((problem = ikl_dependency_problem(L, c, ci, -1, "pole")) != NULL) ikl_transform_error(L, "pole", problem);
+    if ((problem = ikl_dependency_problem(L, c, ci, -1, "pole")) != NULL)
+      ikl_transform_error(L, "pole", problem);
     ikl_xform_at(L, -1, &t);
     pole->has = 1;
     pole->position = ikl_xform_position(L, &t, NULL, "pole", 0);
@@ -1107,9 +1128,12 @@ static const luaL_Reg meth[] = {{"solve", chain_solve},
                                 {"close", chain_close},
                                 {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", chain_index},       {"__newindex", chain_newindex},
-                                    {"__len", chain_len},           {"__tostring", chain_tostring},
-                                    {"__gc", chain_close},          {"__close", chain_close},
+static const luaL_Reg metameth[] = {{"__index", chain_index},
+                                    {"__newindex", chain_newindex},
+                                    {"__len", chain_len},
+                                    {"__tostring", chain_tostring},
+                                    {"__gc", chain_close},
+                                    {"__close", chain_close},
                                     {NULL, NULL}};
 
 void ikl_open_chain(lua_State *L) {

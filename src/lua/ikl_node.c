@@ -262,7 +262,7 @@ static const luaL_Reg meth[] = {{"get_position", node_get_position},
                                 {"close", node_close},
                                 {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", node_index}, {"__newindex", node_newindex},
+static const luaL_Reg metameth[] = {{"__index", node_index},       {"__newindex", node_newindex},
                                     {"__tostring", node_tostring}, {"__gc", node_close},
                                     {"__close", node_close},       {NULL, NULL}};
 

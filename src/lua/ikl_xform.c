@@ -3,9 +3,9 @@
  * its world pose is read and turned (an ik.bone or ik.node in C, anything else through
  * its methods), and which of a chain's bones a target or pole would move with.
  */
-#include <string.h>
-
 #include "ikl_xform.h"
+
+#include <string.h>
 
 /* The methods each use of a transform needs; the first, get_position, is what tells a
  * transform from a vec3-like table. */
@@ -78,12 +78,14 @@ ik_vec3 ikl_xform_position(lua_State *L, const ikl_xform *t, const char *field, 
   call_getter(L, t->idx, "get_position");
   if (!ikl_tovec3(L, -1, &p)) {
     const char *got = ikl_typename(L, -1);
-    ikl_transform_error(L, field, lua_pushfstring(L, "%s: get_position returned %s (vec3 expected)",
-                                              label(L, name, bone), got));
+    ikl_transform_error(
+        L, field,
+        lua_pushfstring(L, "%s: get_position returned %s (vec3 expected)", label(L, name, bone), got));
   }
   if (!ikl_vec3_usable(p))
-    ikl_transform_error(L, field, lua_pushfstring(L, "%s: get_position returned NaN, inf or a huge component",
-                                              label(L, name, bone)));
+    ikl_transform_error(
+        L, field,
+        lua_pushfstring(L, "%s: get_position returned NaN, inf or a huge component", label(L, name, bone)));
   lua_pop(L, 1);
   return p;
 }
@@ -95,12 +97,14 @@ static ik_quat returned_quat(lua_State *L, const char *method, const char *field
   ik_quat q;
   if (!ikl_toquat(L, -1, &q)) {
     const char *got = ikl_typename(L, -1);
-    ikl_transform_error(L, field, lua_pushfstring(L, "%s: %s returned %s (quat expected)", label(L, name, bone),
-                                              method, got));
+    ikl_transform_error(
+        L, field,
+        lua_pushfstring(L, "%s: %s returned %s (quat expected)", label(L, name, bone), method, got));
   }
   if (!ikl_rotation_usable(q))
-    ikl_transform_error(L, field, lua_pushfstring(L, "%s: %s returned a zero, NaN, inf or huge quat",
-                                              label(L, name, bone), method));
+    ikl_transform_error(
+        L, field,
+        lua_pushfstring(L, "%s: %s returned a zero, NaN, inf or huge quat", label(L, name, bone), method));
   lua_pop(L, 1);
   return q;
 }
@@ -185,7 +189,7 @@ int ikl_ref_at(lua_State *L, int idx, ik_ref *r) {
 void ikl_ref_xform(lua_State *L, const ik_ref *r, ikl_xform *t) {
   if (r->closed && *r->closed)
     luaL_error(L, r->kind == IK_REF_BONE ? "attempt to use a bone of a closed ik.skeleton"
-                                       : "attempt to use a closed ik.node");
+                                         : "attempt to use a closed ik.node");
   t->idx = 0;
   t->sk = r->kind == IK_REF_BONE ? r->sk : NULL;
   t->bone = r->bone;

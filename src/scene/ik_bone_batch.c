@@ -105,10 +105,12 @@ static void run_block(ik_bone_batch *b, int part, const int *block, int n) {
   ik_batch jobs;
   int i;
   ik_batch_init(&jobs);
-  for (i = 0; i < n && i < PREFETCH_AHEAD; i++) ik_bone_chain_prefetch(b->entries[block[i]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
+  for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
+    ik_bone_chain_prefetch(b->entries[block[i]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
   for (i = 0; i < n; i++) {
     ik_bone_batch_entry *e = &b->entries[block[i]];
-    if (i + PREFETCH_AHEAD < n) ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
+    if (i + PREFETCH_AHEAD < n)
+      ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
     if (i + PREFETCH_AHEAD / 2 < n)
       ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD / 2]].chain, IK_BONE_CHAIN_PREFETCH_SOLVE);
     if (e->foot_params) update_foot(b, e);
@@ -178,7 +180,8 @@ int ik_bone_batch_foot_valid(const ik_bone_batch_entry *e, ik_error *err) {
 int ik_bone_batch_foot_ready(ik_bone_batch_entry *e) {
   const ik_foot_link *k = e->link;
   if (!k) return e->ground && ik_ground_get_kind(e->ground) != IK_GROUND_CUSTOM;
-  if (ik__is_closed(k->closed) || !k->ground || ik__is_closed(k->ground_closed) || ik_ground_get_kind(k->ground) == IK_GROUND_CUSTOM)
+  if (ik__is_closed(k->closed) || !k->ground || ik__is_closed(k->ground_closed) ||
+      ik_ground_get_kind(k->ground) == IK_GROUND_CUSTOM)
     return 0;
   e->ground = k->ground;
   return 1;
@@ -187,7 +190,8 @@ int ik_bone_batch_foot_ready(ik_bone_batch_entry *e) {
 /* read_part's check of entry e's foot, once its chain is read: foot_ok when gather may
  * take it as it is. */
 static void read_foot(ik_bone_batch_entry *e) {
-  e->foot_ok = e->foot_params && e->native >= 0 && ik_bone_batch_foot_ready(e) && ik_bone_batch_foot_valid(e, NULL);
+  e->foot_ok =
+      e->foot_params && e->native >= 0 && ik_bone_batch_foot_ready(e) && ik_bone_batch_foot_valid(e, NULL);
 }
 
 /* Groups the bone chains by the skeleton each one alone touches (ik_bone_chain_skeleton),
@@ -205,7 +209,7 @@ int ik_bone_batch_group(ik_bone_batch *b) {
     e->sk = NULL;
     e->next = -1;
     if (e->point) continue; /* read_parts takes it */
-    if (!cleared) { /* a batch of point chains never needs the map */
+    if (!cleared) {         /* a batch of point chains never needs the map */
       memset(b->hash, 0xff, (size_t)b->hash_cap * sizeof *b->hash); /* -1: free */
       cleared = 1;
     }

@@ -55,12 +55,12 @@ typedef struct ik_bone_batch_entry {
   ik_bone_chain *chain;
   ik_foot_params *foot_params; /* NULL: no foot */
   ik_foot_state *foot_state;
-  const ik_ground *ground;    /* the foot's, read at each solve */
-  const ik_foot_link *link;   /* the foot's flags and ground */
-  int point;                  /* a point chain (never changes): in no group */
-  int lane, slot;             /* this solve's lane and index in its block's job array */
-  int grounded;               /* the foot's last update planted it */
-  int foot_ok;                /* this solve: the read found the foot ready for its target */
+  const ik_ground *ground;  /* the foot's, read at each solve */
+  const ik_foot_link *link; /* the foot's flags and ground */
+  int point;                /* a point chain (never changes): in no group */
+  int lane, slot;           /* this solve's lane and index in its block's job array */
+  int grounded;             /* the foot's last update planted it */
+  int foot_ok;              /* this solve: the read found the foot ready for its target */
   /* This solve: the skeleton a bone chain alone reads and writes (NULL: the caller's,
    * or a point chain), the next entry of that skeleton's group, and what the batch's
    * gather said (its lane; -1: the caller's) and then its scatter (0; -1: the

@@ -42,7 +42,8 @@ ik_ref ik_ref_vec3(ik_vec3 value) {
 
 size_t ik_bone_chain_size(int count, int bound) {
   return sizeof(ik_bone_chain) + (size_t)(count - 1) * (sizeof(ik_constraint) + sizeof(ik_real)) +
-         (size_t)count * 4 * sizeof(ik_vec3) + (bound ? (size_t)count * (sizeof(ik_quat) + sizeof(ik_ref)) : 0);
+         (size_t)count * 4 * sizeof(ik_vec3) +
+         (bound ? (size_t)count * (sizeof(ik_quat) + sizeof(ik_ref)) : 0);
 }
 
 /* Each array's size is a multiple of ik_real's alignment and the header holds an
@@ -173,7 +174,7 @@ int ik_bone_chain_moves_with(const ik_bone_chain *c, const ik_ref *v, int *is_bo
     if (*is_bone) return i;
     if (b->kind == IK_REF_BONE &&
         (v->kind == IK_REF_NODE ? ik_node_depends_on_bone(v->node, b->sk, b->bone)
-                              : v->sk == b->sk && ik_skeleton_in_subtree(b->sk, v->bone, b->bone)))
+                                : v->sk == b->sk && ik_skeleton_in_subtree(b->sk, v->bone, b->bone)))
       return i;
   }
   return 0;
@@ -198,7 +199,6 @@ ik_status ik_bone_chain_set_pole(ik_bone_chain *c, const ik_ref *ref, ik_chain_p
 }
 
 /* ---- solving ---- */
-
 
 /* The core's description of the chain, over its pose c->positions. */
 static void fill_chain(const ik_bone_chain *c, ik_chain *chain) {
@@ -263,18 +263,18 @@ static void fill_fabrik(const ik_bone_chain *c, ik_fabrik_job *job) {
 
 /* CCD and DLS take the chain's settings alike: run_ccd and run_dls are this one body
  * over the job kind (ik_<kind>_job, ik_<kind>_job_init, ik_<kind>_run). */
-#define DEFINE_RUN_ITERATIVE(kind)                                                                           \
-  static ik_status run_##kind(const ik_bone_chain *c, ik_result *r) {                                            \
-    ik_##kind##_job job;                                                                                     \
-    ik_chain chain;                                                                                          \
-    ik_status st;                                                                                            \
-    fill_chain(c, &chain);                                                                                   \
-    ik_##kind##_job_init(&job, &chain, c->now.target);                                                       \
-    job.tolerance = c->tolerance;                                                                            \
-    job.max_iterations = c->iterations;                                                                      \
-    st = ik_##kind##_run(&job);                                                                              \
-    *r = job.result;                                                                                         \
-    return st;                                                                                               \
+#define DEFINE_RUN_ITERATIVE(kind)                                    \
+  static ik_status run_##kind(const ik_bone_chain *c, ik_result *r) { \
+    ik_##kind##_job job;                                              \
+    ik_chain chain;                                                   \
+    ik_status st;                                                     \
+    fill_chain(c, &chain);                                            \
+    ik_##kind##_job_init(&job, &chain, c->now.target);                \
+    job.tolerance = c->tolerance;                                     \
+    job.max_iterations = c->iterations;                               \
+    st = ik_##kind##_run(&job);                                       \
+    *r = job.result;                                                  \
+    return st;                                                        \
   }
 
 DEFINE_RUN_ITERATIVE(ccd)
@@ -528,7 +528,8 @@ int ik_bone_chain_scatter(ik_bone_chain *c) {
 ik_status ik_bone_chain_run(ik_bone_chain *c, ik_result *out) {
   int lane;
   if (c->closed) return IK_E_NULL;
-  lane = c->bound ? (ik_bone_chain_skeleton(c) ? ik_bone_chain_gather(c) : -1) : ik_bone_chain_gather_point(c, 1);
+  lane = c->bound ? (ik_bone_chain_skeleton(c) ? ik_bone_chain_gather(c) : -1)
+                  : ik_bone_chain_gather_point(c, 1);
   if (lane < 0) return IK_E_PARAMETER;
   ik_bone_chain_solve(c);
   if (ik_bone_chain_scatter(c) != 0) return IK_E_PARAMETER;
@@ -551,7 +552,8 @@ static void prefetch_bytes(const void *at, size_t bytes) {
 /* The memory a kept target or pole is read from. */
 static void prefetch_ref(const ik_ref *r) {
   if (r->kind == IK_REF_NODE) prefetch_bytes(r->node, sizeof *r->node);
-  if ((r->kind == IK_REF_NODE || r->kind == IK_REF_BONE) && r->closed) prefetch_bytes(r->closed, sizeof *r->closed);
+  if ((r->kind == IK_REF_NODE || r->kind == IK_REF_BONE) && r->closed)
+    prefetch_bytes(r->closed, sizeof *r->closed);
 }
 
 void ik_bone_chain_prefetch(const ik_bone_chain *c, int what) {

@@ -106,8 +106,8 @@ typedef struct ik_bone_chain {
    * chains, the last solution as count - 1 unit bone directions in `frame` (where the
    * next solve starts: warm start). */
   ik_vec3 *start;
-  ik_real *lengths;     /* count - 1: bone i joins joint i and i + 1 */
-  ik_chain_pole *pole;  /* NULL, or a pole kept by the caller */
+  ik_real *lengths;    /* count - 1: bone i joins joint i and i + 1 */
+  ik_chain_pole *pole; /* NULL, or a pole kept by the caller */
   /* Bone chains whose bones are all bones of one skeleton: that skeleton and its
    * closed flag (bones never change), else NULL. */
   ik_skeleton *one_sk;

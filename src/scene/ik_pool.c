@@ -8,10 +8,10 @@
  * pool also owns each thread's lane buffers (ik_batch_lanes), allocated here once.
  */
 #define _POSIX_C_SOURCE 200112L
+#include "ik_pool.h"
+
 #include <pthread.h>
 #include <stdlib.h>
-
-#include "ik_pool.h"
 
 typedef struct worker {
   ik_pool *pool;
@@ -33,7 +33,7 @@ struct ik_pool {
   ik_pool_fn fn;
   void *ctx;
   int count;
-  void *lane_memory;                       /* every thread's lane buffers */
+  void *lane_memory;                          /* every thread's lane buffers */
   ik_batch_lanes *lanes[IK_POOL_MAX_THREADS]; /* thread t's, in lane_memory */
   worker workers[IK_POOL_MAX_THREADS];
 };

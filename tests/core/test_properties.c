@@ -84,13 +84,34 @@ static void run_solver(t_solver s, int constrained) {
   assert_true(t.unreachable > 0);
 }
 
-static void fabrik_properties(void **state) { (void)state; run_solver(T_FABRIK, 0); }
-static void fabrik_constrained_properties(void **state) { (void)state; run_solver(T_FABRIK, 1); }
-static void ccd_properties(void **state) { (void)state; run_solver(T_CCD, 0); }
-static void ccd_constrained_properties(void **state) { (void)state; run_solver(T_CCD, 1); }
-static void dls_properties(void **state) { (void)state; run_solver(T_DLS, 0); }
-static void dls_constrained_properties(void **state) { (void)state; run_solver(T_DLS, 1); }
-static void two_bone_properties(void **state) { (void)state; run_solver(T_TWO_BONE, 0); }
+static void fabrik_properties(void **state) {
+  (void)state;
+  run_solver(T_FABRIK, 0);
+}
+static void fabrik_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_FABRIK, 1);
+}
+static void ccd_properties(void **state) {
+  (void)state;
+  run_solver(T_CCD, 0);
+}
+static void ccd_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_CCD, 1);
+}
+static void dls_properties(void **state) {
+  (void)state;
+  run_solver(T_DLS, 0);
+}
+static void dls_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_DLS, 1);
+}
+static void two_bone_properties(void **state) {
+  (void)state;
+  run_solver(T_TWO_BONE, 0);
+}
 
 /* The tip's distance to the target after `budget` iterations of `s` from the chain's
  * positions (FABRIK in plain mode, whose sweeps do not depend on the budget: refined
@@ -199,9 +220,10 @@ static void bones_opposite_or_along_an_axis_keep_their_lengths(void **state) {
         ik_chain_init(&chain, p, 3, len);
         chain.constraints = cons;
         chain.rest_positions = rest;
-        assert_int_equal(t_solve((t_solver)s, &chain, kind == 0 ? ik_vec3_zero() : ik_vec3_make(0.5, 0.2, -0.3),
-                                 (ik_real)1e-3, 10, &res),
-                         IK_OK);
+        assert_int_equal(
+            t_solve((t_solver)s, &chain, kind == 0 ? ik_vec3_zero() : ik_vec3_make(0.5, 0.2, -0.3),
+                    (ik_real)1e-3, 10, &res),
+            IK_OK);
         if (t_max_length_error(p, len, 3) > T_LEN_REL) {
           print_error("%s, %s, case %d: bone length off by %g (relative)\n", t_solver_names[s],
                       kind == 0 ? "cone" : "hinge", k, t_max_length_error(p, len, 3));
@@ -227,8 +249,8 @@ static void straight_chain_reaches_a_target_on_its_line(void **state) {
       for (i = 0; i < n; i++) p[i] = ik_vec3_make(0, -(ik_real)i / (ik_real)(n - 1), 0);
       ik_measure_lengths(p, n, len);
       ik_chain_init(&chain, p, n, len);
-      assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.8, 0), (ik_real)1e-4, 60, &res),
-                       IK_OK);
+      assert_int_equal(
+          t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.8, 0), (ik_real)1e-4, 60, &res), IK_OK);
       if (!res.reached) {
         print_error("%s, %d joints: %g from the target\n", t_solver_names[s], n, (double)res.distance);
         fail();
@@ -269,12 +291,14 @@ static void straight_chain_bends_the_way_its_one_sided_hinge_allows(void **state
             chain.constraints = cons;
             chain.rest_positions = rest;
             if (turned) chain.base_rotation = ik_quat_axis_angle(ik_vec3_make(0, 1, 0), (ik_real)1.2);
-            assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.7 * (ik_real)(n - 1), 0),
-                                     (ik_real)1e-4, 100, &res),
-                             IK_OK);
+            assert_int_equal(
+                t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.7 * (ik_real)(n - 1), 0),
+                        (ik_real)1e-4, 100, &res),
+                IK_OK);
             if (!res.reached) {
               print_error("%s, %d joints, hinge on bone %d, range of sign %d, base %s: %g from the target\n",
-                          t_solver_names[s], n, hinged, sign, turned ? "turned" : "at rest", (double)res.distance);
+                          t_solver_names[s], n, hinged, sign, turned ? "turned" : "at rest",
+                          (double)res.distance);
               fail();
             }
             assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_CONSTRAINT_RAD);

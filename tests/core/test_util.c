@@ -16,7 +16,7 @@ void t_assert_vec3_near(ik_vec3 a, ik_vec3 b, double tol, const char *what, cons
   double d = (double)ik_vec3_dist(a, b);
   if (!(d <= tol)) {
     print_error("%s = (%.12g, %.12g, %.12g), expected (%.12g, %.12g, %.12g): off by %g (tolerance %g)\n",
-                   what, (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y, (double)b.z, d, tol);
+                what, (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y, (double)b.z, d, tol);
     _fail(file, line);
   }
 }
@@ -25,8 +25,8 @@ void t_assert_quat_near(ik_quat a, ik_quat b, double tol, const char *what, cons
   double d = (double)ik_quat_angle_between(ik_quat_normalize(a), ik_quat_normalize(b));
   if (!(d <= tol)) {
     print_error("%s = (%.12g, %.12g, %.12g, %.12g), expected (%.12g, %.12g, %.12g, %.12g): %g rad apart\n",
-                   what, (double)a.x, (double)a.y, (double)a.z, (double)a.w, (double)b.x, (double)b.y,
-                   (double)b.z, (double)b.w, d);
+                what, (double)a.x, (double)a.y, (double)a.z, (double)a.w, (double)b.x, (double)b.y,
+                (double)b.z, (double)b.w, d);
     _fail(file, line);
   }
 }
@@ -69,8 +69,8 @@ void t_straight_chain(ik_vec3 *p, int count, ik_real bone) {
   for (i = 0; i < count; i++) p[i] = ik_vec3_make(bone * (ik_real)i, 0, 0);
 }
 
-void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len,
-                    double max_len, double max_bend) {
+void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len, double max_len,
+                    double max_bend) {
   ik_vec3 dir = t_unit_vector(r);
   int i;
   p[0] = ik_vec3_zero();

@@ -239,7 +239,8 @@ static void batch_gives_each_chain_its_own_bits(void **state) {
     ik_bone_batch_init(&b);
     ik_bone_batch_place(&b, buffer, 2 * CROWD);
     assert_int_equal(ik_bone_batch_start(&b, threads, scratch), IK_OK);
-    for (i = 0; i < 2 * CROWD; i++) assert_int_equal(ik_bone_batch_add(&b, together.chains[i], NULL, NULL, NULL), i);
+    for (i = 0; i < 2 * CROWD; i++)
+      assert_int_equal(ik_bone_batch_add(&b, together.chains[i], NULL, NULL, NULL), i);
     assert_int_equal(ik_bone_batch_add(&b, together.chains[0], NULL, NULL, NULL), -1); /* full */
     for (k = 0; k < 3; k++) { /* three frames: warm starts too */
       reached = 0;
