@@ -168,16 +168,18 @@ static void solve_parts(void *ctx, int begin, int end) {
 
 /* Whether entry e's foot takes the target its chain gathered (err, when not NULL: why
  * not). */
-int ik_bone_batch_foot_valid(const ik_bone_batch_entry *e, ik_error *err) {
+static int foot_valid(const ik_bone_batch_entry *e, ik_error *err) {
   ik_foot_result out; /* only its address is read */
   memset(&out, 0, sizeof out);
   return ik_foot_validate(e->foot_params, e->foot_state, e->ground, e->chain->now.target,
                           e->chain->now.target_rotation, 0, &out, err) == IK_OK;
 }
 
+int ik_bone_batch_foot_valid(const ik_bone_batch_entry *e, ik_error *err) { return foot_valid(e, err); }
+
 /* Whether entry e's foot and ground are open, the ground one the parallel phase may
  * query: then e->ground is set. */
-int ik_bone_batch_foot_ready(ik_bone_batch_entry *e) {
+static int foot_ready(ik_bone_batch_entry *e) {
   const ik_foot_link *k = e->link;
   if (!k) return e->ground && ik_ground_get_kind(e->ground) != IK_GROUND_CUSTOM;
   if (ik__is_closed(k->closed) || !k->ground || ik__is_closed(k->ground_closed) ||
@@ -187,11 +189,12 @@ int ik_bone_batch_foot_ready(ik_bone_batch_entry *e) {
   return 1;
 }
 
+int ik_bone_batch_foot_ready(ik_bone_batch_entry *e) { return foot_ready(e); }
+
 /* read_part's check of entry e's foot, once its chain is read: foot_ok when gather may
  * take it as it is. */
 static void read_foot(ik_bone_batch_entry *e) {
-  e->foot_ok =
-      e->foot_params && e->native >= 0 && ik_bone_batch_foot_ready(e) && ik_bone_batch_foot_valid(e, NULL);
+  e->foot_ok = e->foot_params && e->native >= 0 && foot_ready(e) && foot_valid(e, NULL);
 }
 
 /* Groups the bone chains by the skeleton each one alone touches (ik_bone_chain_skeleton),

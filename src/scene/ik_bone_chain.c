@@ -296,17 +296,22 @@ static void measure(const ik_bone_chain *c, ik_result *r) {
   r->reached = r->distance <= c->tolerance;
 }
 
-void ik_bone_chain_begin(ik_bone_chain *c) {
+/* The gathers' own copies, inlined there (they run for every chain of a batch). */
+static void begin(ik_bone_chain *c) {
   c->now.off = !(c->weight > 0);
   c->now.status = IK_OK;
 }
 
-int ik_bone_chain_lane(const ik_bone_chain *c) {
+static int lane_of(const ik_bone_chain *c) {
   if (c->now.off) return IK_LANE_NONE;
   if (c->solver == IK_BONE_CHAIN_FABRIK) return IK_LANE_FABRIK;
   if (c->solver == IK_BONE_CHAIN_TWO_BONE && !two_bone_pole_pass(c)) return IK_LANE_TWO_BONE;
   return IK_LANE_NONE;
 }
+
+void ik_bone_chain_begin(ik_bone_chain *c) { begin(c); }
+
+int ik_bone_chain_lane(const ik_bone_chain *c) { return lane_of(c); }
 
 /* ---- solving: the C phases (any thread) ---- */
 
@@ -481,10 +486,10 @@ static int native_read(ik_bone_chain *c) {
 }
 
 int ik_bone_chain_gather(ik_bone_chain *c) {
-  ik_bone_chain_begin(c);
+  begin(c);
   c->now.target_rotation = ik_quat_identity();
   if (native_read(c) != 0) return -1;
-  return ik_bone_chain_lane(c);
+  return lane_of(c);
 }
 
 int ik_bone_chain_gather_point(ik_bone_chain *c, int read_refs) {
@@ -499,14 +504,14 @@ int ik_bone_chain_gather_point(ik_bone_chain *c, int read_refs) {
   } else {
     return -1;
   }
-  ik_bone_chain_begin(c);
+  begin(c);
   s->target_rotation = ik_quat_identity();
   s->pole.has = c->pole != NULL;
   if (c->pole) {
     s->pole.position = c->pole->position;
     s->pole.weight = c->pole->weight;
   }
-  return ik_bone_chain_lane(c);
+  return lane_of(c);
 }
 
 int ik_bone_chain_scatter(ik_bone_chain *c) {
