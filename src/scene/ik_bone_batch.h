@@ -19,7 +19,7 @@
  * that solves it (the ground must not be a custom one).
  *
  * Memory: the caller sizes and owns the buffers (ik_bone_batch_buffer_size,
- * ik_bone_batch_scratch_size); ik_bone_batch_init starts the pool (ik_pool.h), which
+ * ik_bone_batch_scratch_size); ik_bone_batch_start starts the pool (ik_pool.h), which
  * allocates once. A solve allocates nothing.
  *
  * A caller with chains the scene cannot read (the Lua binding's host transforms) runs
