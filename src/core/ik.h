@@ -6,7 +6,7 @@
  *   ik_fabrik.h     FABRIK                 ik_ccd.h     cyclic coordinate descent
  *   ik_dls.h        damped least squares   ik_two_bone.h  analytic two-bone
  *   ik_pole.h       pole targets           ik_rotations.h solved points to rotations
- *   ik_batch.h      many jobs at once, over SIMD lanes and a thread pool
+ *   ik_batch.h      many jobs at once, over SIMD lanes (over threads: the scene's ik_pool.h)
  */
 #ifndef IK_H
 #define IK_H

@@ -1,5 +1,5 @@
 /*
- * ik_batch.c: ik_batch_run (ik_batch.h). Each thread of the pool takes one slice of
+ * ik_batch.c: ik_batch_run_slice (ik_batch.h). Each thread of a pool takes one slice of
  * every job array (contiguous, by index). In its FABRIK slice it takes a chunk of jobs,
  * solves the constrained and the long ones as ik_fabrik_run would, and sorts the rest by
  * joint count; each joint count then goes through two lane groups. A chain enters a lane
@@ -12,9 +12,9 @@
  * other polishing chains, and leaves for ik__fabrik_finish. Chains differ in how many
  * sweeps and steps they need; refilling keeps the lanes busy until the last few.
  *
- * Per chain, what is not the sweep itself is scalar work: on 10-joint chains it was
- * about half the time, and is why validation, _begin's common case and the stop test
- * are cut down to one pass, inline tests and lane-wise vectors.
+ * Per chain, what is not the sweep itself is scalar work, a large share of the time
+ * (docs/design-notes.md): validation, _begin's common case and the stop test are cut
+ * down to one pass, inline tests and lane-wise vectors.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -110,14 +110,16 @@ static void load_ends(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, c
 
 /* What a sweep and its stop test read of a chain besides its joints: its ends, and what
  * ik__fabrik_next tests, from the state ik__fabrik_begin left. */
-static void load_settings(ik__batch_ws *ws, int lane, const ik_fabrik_job *job, const ik__fabrik_state *s) {
-  ik__lane_rows *rows = &ws->rows;
+static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *job,
+                          const ik__fabrik_state *s) {
+  ik__lane_rows *rows = &work->rows;
   load_ends(rows, lane, job, s);
   rows->tip_err2[lane] = s->prev_err2;
   rows->tol2[lane] = s->tolerance_len2;
   rows->near2[lane] = ik__fabrik_near2(job, s);
-  ws->entered[lane] = ws->rounds;
-  if (ws->rounds + job->max_iterations < ws->next_due) ws->next_due = ws->rounds + job->max_iterations;
+  work->entered[lane] = work->rounds;
+  if (work->rounds + job->max_iterations < work->next_due)
+    work->next_due = work->rounds + job->max_iterations;
 }
 
 /* The positions of lane `lane` of rows back into the job's chain. */
@@ -207,16 +209,16 @@ static void prefetch_positions(const ik_fabrik_job *job) {
 
 /* Job j into `lane`: checked as it is loaded when it can be (its status written then),
  * begun; 1 when it needs sweeps, else it is refused or finished on the way. */
-static int enter_lane(ik__batch_ws *ws, int lane, ik_fabrik_job *job, ik_status *status) {
-  ik__fabrik_state *s = &ws->state[lane];
+static int enter_lane(ik_batch_lanes *work, int lane, ik_fabrik_job *job, ik_status *status) {
+  ik__fabrik_state *s = &work->state[lane];
   const int quick = checked_as_loaded(job);
   ik_real total_len;
   int begun;
-  ws->job[lane] = job;
-  if (quick && load_checked(&ws->rows, lane, job, &total_len)) {
+  work->job[lane] = job;
+  if (quick && load_checked(&work->rows, lane, job, &total_len)) {
     if (status) *status = IK_OK;
     begun = ik__fabrik_begin_measured(job, s, total_len);
-    if (begun == 2) load_positions(&ws->rows, lane, job);
+    if (begun == 2) load_positions(&work->rows, lane, job);
   } else {
     if (quick) { /* not validated with its chunk: validate says why the quick checks failed */
       const ik_status st = ik_fabrik_validate(job, NULL);
@@ -225,65 +227,65 @@ static int enter_lane(ik__batch_ws *ws, int lane, ik_fabrik_job *job, ik_status 
     }
     begun = ik__fabrik_begin(job, s);
     if (begun) {
-      load_positions(&ws->rows, lane, job);
-      load_lengths(&ws->rows, lane, job);
+      load_positions(&work->rows, lane, job);
+      load_lengths(&work->rows, lane, job);
     }
   }
   if (!begun) {
     ik__fabrik_end(job, s, NULL);
     return 0;
   }
-  load_settings(ws, lane, job, s);
+  load_settings(work, lane, job, s);
   return 1;
 }
 
 /* Puts the next job that needs sweeps into `lane`; 0 when none is left. */
-static int fill_lane(ik__batch_ws *ws, int lane, queue *q) {
+static int fill_lane(ik_batch_lanes *work, int lane, queue *q) {
   while (q->next < q->count) {
     const int j = q->order[q->next++];
     if (q->next + PREFETCH_AHEAD < q->count) prefetch_positions(&q->jobs[q->order[q->next + PREFETCH_AHEAD]]);
-    if (enter_lane(ws, lane, &q->jobs[j], q->status ? &q->status[j] : NULL)) return 1;
+    if (enter_lane(work, lane, &q->jobs[j], q->status ? &q->status[j] : NULL)) return 1;
   }
   return 0;
 }
 
 /* The lanes of `live` whose iteration budget the last sweep spent (their _next stops
- * them); the next count at which another's will be spent goes to ws->next_due. */
-static ik__lane_mask due_lanes(ik__batch_ws *ws, ik__lane_mask live) {
+ * them); the next count at which another's will be spent goes to work->next_due. */
+static ik__lane_mask due_lanes(ik_batch_lanes *work, ik__lane_mask live) {
   ik__lane_mask due = 0, m;
   long long next_due = LLONG_MAX;
   for (m = live; m; m &= m - 1) {
     const int lane = lowest_lane(m);
-    const long long deadline = ws->entered[lane] + ws->job[lane]->max_iterations;
-    if (deadline <= ws->rounds)
+    const long long deadline = work->entered[lane] + work->job[lane]->max_iterations;
+    if (deadline <= work->rounds)
       due |= m & -m;
     else if (deadline < next_due)
       next_due = deadline;
   }
-  ws->next_due = next_due;
+  work->next_due = next_due;
   return due;
 }
 
 /* The dls state's plane into polish lane `lane` (the vector steps read it there). */
-static void put_plane(ik__batch_ws *ws, int lane) {
-  const ik_vec3 n = ws->dls[lane].plane_n;
-  ws->polish.plane_x[lane] = n.x;
-  ws->polish.plane_y[lane] = n.y;
-  ws->polish.plane_z[lane] = n.z;
+static void put_plane(ik_batch_lanes *work, int lane) {
+  const ik_vec3 n = work->dls[lane].plane_n;
+  work->polish.plane_x[lane] = n.x;
+  work->polish.plane_y[lane] = n.y;
+  work->polish.plane_z[lane] = n.z;
 }
 
 /* A chain whose sweeps handed over (positions in the job, polish set up in dls) into the
  * free polish lane `lane`. */
-static void enter_polish(ik__batch_ws *ws, int lane, ik_fabrik_job *job, const ik__fabrik_state *s,
+static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, const ik__fabrik_state *s,
                          const ik__dls_state *dls) {
-  ik__lane_rows *rows = &ws->polish;
-  ws->polish_job[lane] = job;
-  ws->polish_state[lane] = *s;
-  ws->dls[lane] = *dls;
+  ik__lane_rows *rows = &work->polish;
+  work->polish_job[lane] = job;
+  work->polish_state[lane] = *s;
+  work->dls[lane] = *dls;
   load_positions(rows, lane, job);
   load_lengths(rows, lane, job);
   load_ends(rows, lane, job, s);
-  put_plane(ws, lane);
+  put_plane(work, lane);
   rows->max_step[lane] = dls->max_step_len;
   rows->floor2[lane] = ik__fabrik_polish_floor2(s);
   rows->err2[lane] = ik_vec3_dist2(job->chain.positions[job->chain.count - 1], job->target);
@@ -292,31 +294,31 @@ static void enter_polish(ik__batch_ws *ws, int lane, ik_fabrik_job *job, const i
 /* One polish step of every chain of the polish group (`polishing`), then those that are
  * done leave for ik__fabrik_finish; returns the lanes still polishing. A lane that may
  * be stuck takes ik__dls_step's step, from its positions outside the lane. */
-static ik__lane_mask polish_round(ik__batch_ws *ws, int joints, ik__lane_mask polishing) {
-  ik__lane_rows *rows = &ws->polish;
+static ik__lane_mask polish_round(ik_batch_lanes *work, int joints, ik__lane_mask polishing) {
+  ik__lane_rows *rows = &work->polish;
   const ik__lane_mask alone = ik__polish_plan_lanes(rows, joints, polishing);
   ik__lane_mask m;
-  for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), ws->polish_job[lowest_lane(m)]);
+  for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), work->polish_job[lowest_lane(m)]);
   ik__polish_apply_lanes(rows, joints, polishing & ~alone);
   for (m = alone; m; m &= m - 1) {
     const int lane = lowest_lane(m);
-    ik_fabrik_job *job = ws->polish_job[lane];
-    ws->dls[lane].lambda2 = rows->floor2[lane] + rows->err2[lane];
-    ik__dls_step(&ws->dls[lane], &job->chain, job->target);
+    ik_fabrik_job *job = work->polish_job[lane];
+    work->dls[lane].lambda2 = rows->floor2[lane] + rows->err2[lane];
+    ik__dls_step(&work->dls[lane], &job->chain, job->target);
     load_positions(rows, lane, job);
-    put_plane(ws, lane);
+    put_plane(work, lane);
   }
   for (m = polishing; m; m &= m - 1) {
     const int lane = lowest_lane(m);
-    ik_fabrik_job *job = ws->polish_job[lane];
+    ik_fabrik_job *job = work->polish_job[lane];
     const ik_real err2 = ik_vec3_dist2(lane_point(rows, joints - 1, lane), job->target);
-    if (ik__fabrik_polish_next(job, &ws->polish_state[lane], err2)) {
+    if (ik__fabrik_polish_next(job, &work->polish_state[lane], err2)) {
       rows->err2[lane] = err2;
       continue;
     }
     polishing &= ~(m & -m);
     store_positions(rows, lane, job);
-    ik__fabrik_finish(job, &ws->polish_state[lane]);
+    ik__fabrik_finish(job, &work->polish_state[lane]);
   }
   return polishing;
 }
@@ -337,10 +339,9 @@ static int highest_lane(ik__lane_mask m) {
 
 /* Once the queue is empty the sweep group drains, and a vector is swept while any of its
  * lanes is live: chains still sweeping move down into the lanes that emptied, so that
- * the sweeps work on as few vectors as they can (on blocks of 128 chains, as ik.batch
- * solves them, that cut the sweeps' instructions by a fifth). Lanes are independent: a
- * chain ends the same in any lane. Returns the lanes now sweeping. */
-static ik__lane_mask pack_lanes(ik__batch_ws *ws, int joints, ik__lane_mask sweeping) {
+ * the sweeps work on as few vectors as they can (docs/design-notes.md). Lanes are
+ * independent: a chain ends the same in any lane. Returns the lanes now sweeping. */
+static ik__lane_mask pack_lanes(ik_batch_lanes *work, int joints, ik__lane_mask sweeping) {
   int live = 0, top;
   ik__lane_mask m;
   for (m = sweeping; m; m &= m - 1) live++;
@@ -348,10 +349,10 @@ static ik__lane_mask pack_lanes(ik__batch_ws *ws, int joints, ik__lane_mask swee
   if (!sweeping || (top = highest_lane(sweeping)) + 1 - live < (int)(32 / sizeof(ik_real))) return sweeping;
   while (top >= live) {
     const int to = lowest_lane(~sweeping);
-    copy_lane(&ws->rows, joints, to, top);
-    ws->job[to] = ws->job[top];
-    ws->state[to] = ws->state[top];
-    ws->entered[to] = ws->entered[top];
+    copy_lane(&work->rows, joints, to, top);
+    work->job[to] = work->job[top];
+    work->state[to] = work->state[top];
+    work->entered[to] = work->entered[top];
     sweeping = (sweeping | (ik__lane_mask)1 << to) & ~((ik__lane_mask)1 << top);
     top = highest_lane(sweeping);
   }
@@ -362,62 +363,62 @@ static ik__lane_mask pack_lanes(ik__batch_ws *ws, int joints, ik__lane_mask swee
  * the queue as chains leave it, and the polish group, which takes refined chains after
  * their sweeps and takes a step when it is full (or nothing else is left), so that both
  * work on full vectors but for the last few chains. */
-static void run_lanes(ik__batch_ws *ws, queue *q, int joints) {
+static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
   const int lanes = ik__lanes_for(joints);
   const ik__lane_mask all = (((ik__lane_mask)1 << (lanes - 1)) << 1) - 1;
   ik__lane_mask sweeping = 0, polishing = 0, m;
   int lane, first = -1;
-  ws->rows.lanes = ws->polish.lanes = lanes;
-  ws->rounds = 0;
-  ws->next_due = LLONG_MAX;
-  clear_rows(&ws->polish, joints);
+  work->rows.lanes = work->polish.lanes = lanes;
+  work->rounds = 0;
+  work->next_due = LLONG_MAX;
+  clear_rows(&work->polish, joints);
   for (lane = 0; lane < lanes; lane++) {
-    if (fill_lane(ws, lane, q)) {
+    if (fill_lane(work, lane, q)) {
       sweeping |= (ik__lane_mask)1 << lane;
       if (first < 0) first = lane;
     }
   }
   for (lane = 0; first >= 0 && lane < lanes; lane++)
-    if (!(sweeping >> lane & 1)) copy_lane(&ws->rows, joints, lane, first);
+    if (!(sweeping >> lane & 1)) copy_lane(&work->rows, joints, lane, first);
   while (sweeping) {
     /* Only lanes the sweep flags, and those whose budget it spent, may stop: the others'
      * ik__fabrik_next would only count the sweep, and their count is kept by rounds. */
-    ik__lane_mask checks = ik__sweep_lanes(&ws->rows, joints, sweeping);
-    if (++ws->rounds >= ws->next_due) checks |= due_lanes(ws, sweeping);
+    ik__lane_mask checks = ik__sweep_lanes(&work->rows, joints, sweeping);
+    if (++work->rounds >= work->next_due) checks |= due_lanes(work, sweeping);
     for (m = checks; m; m &= m - 1) {
       ik__dls_state dls;
-      ik_fabrik_job *job = ws->job[(lane = lowest_lane(m))];
-      ik__fabrik_state *s = &ws->state[lane];
-      s->iterations = (int)(ws->rounds - 1 - ws->entered[lane]);
-      s->prev_err2 = ws->rows.prev_err2[lane];
-      if (ik__fabrik_next(job, s, lane_point(&ws->rows, joints - 1, lane))) continue;
+      ik_fabrik_job *job = work->job[(lane = lowest_lane(m))];
+      ik__fabrik_state *s = &work->state[lane];
+      s->iterations = (int)(work->rounds - 1 - work->entered[lane]);
+      s->prev_err2 = work->rows.prev_err2[lane];
+      if (ik__fabrik_next(job, s, lane_point(&work->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
-      store_positions(&ws->rows, lane, job);
+      store_positions(&work->rows, lane, job);
       if (ik__fabrik_polish_begin(job, s, &dls)) {
         int free_lane;
-        while (polishing == all) polishing = polish_round(ws, joints, polishing);
+        while (polishing == all) polishing = polish_round(work, joints, polishing);
         free_lane = lowest_lane(~polishing & all);
-        enter_polish(ws, free_lane, job, s, &dls);
+        enter_polish(work, free_lane, job, s, &dls);
         polishing |= (ik__lane_mask)1 << free_lane;
       } else {
         ik__fabrik_finish(job, s);
       }
-      if (fill_lane(ws, lane, q)) sweeping |= m & -m;
+      if (fill_lane(work, lane, q)) sweeping |= m & -m;
     }
-    if (q->next == q->count) sweeping = pack_lanes(ws, joints, sweeping);
+    if (q->next == q->count) sweeping = pack_lanes(work, joints, sweeping);
   }
-  while (polishing) polishing = polish_round(ws, joints, polishing);
+  while (polishing) polishing = polish_round(work, joints, polishing);
 }
 
-/* Sorts jobs [begin, end) (at most ws->chunk) by joint count, solving at once those
+/* Sorts jobs [begin, end) (at most work->chunk) by joint count, solving at once those
  * that do not go to lanes, then runs the others, one joint count after the other. A job
  * checked as its lane loads it is validated then; the others now. */
-static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *status, int begin, int end) {
+static void fabrik_chunk(ik_batch_lanes *work, ik_fabrik_job *jobs, ik_status *status, int begin, int end) {
   int start[IK_BATCH_LANE_MAX_JOINTS + 2] = {0};
   int j, joints;
   for (j = begin; j < end; j++) {
     ik_fabrik_job *job = &jobs[j];
-    ws->joints[j - begin] = 0;
+    work->joints[j - begin] = 0;
     if (!checked_as_loaded(job)) {
       const ik_status st = ik_fabrik_validate(job, NULL);
       if (status) status[j] = st;
@@ -427,7 +428,7 @@ static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *statu
         continue;
       }
     }
-    ws->joints[j - begin] = (short)job->chain.count;
+    work->joints[j - begin] = (short)job->chain.count;
     start[job->chain.count + 1]++;
   }
   for (joints = 1; joints <= IK_BATCH_LANE_MAX_JOINTS; joints++) start[joints + 1] += start[joints];
@@ -436,60 +437,73 @@ static void fabrik_chunk(ik__batch_ws *ws, ik_fabrik_job *jobs, ik_status *statu
     int fill[IK_BATCH_LANE_MAX_JOINTS + 1];
     memcpy(fill, start, sizeof fill);
     for (j = begin; j < end; j++)
-      if (ws->joints[j - begin]) ws->order[fill[ws->joints[j - begin]]++] = j;
+      if (work->joints[j - begin]) work->order[fill[work->joints[j - begin]]++] = j;
   }
   for (joints = 2; joints <= IK_BATCH_LANE_MAX_JOINTS; joints++) {
     queue q;
     if (start[joints] == start[joints + 1]) continue;
     q.jobs = jobs;
     q.status = status;
-    q.order = ws->order + start[joints];
+    q.order = work->order + start[joints];
     q.next = 0;
     q.count = start[joints + 1] - start[joints];
-    run_lanes(ws, &q, joints);
+    run_lanes(work, &q, joints);
   }
 }
 
-/* Slice `slice` of `slices` of [0, count): the same split as ik_pool_run's. */
+/* Slice `slice` of `slices` of [0, count): the same split as the scene's ik_pool_run. */
 static void slice_range(int count, int slice, int slices, int *begin, int *end) {
   *begin = (int)((long long)count * slice / slices);
   *end = (int)((long long)count * (slice + 1) / slices);
 }
 
-typedef struct batch_run {
-  ik_batch *batch;
-  ik_pool *pool;
-  ik__batch_ws *own_ws; /* without a pool, or for ik__batch_run_on */
-  int slices;
-} batch_run;
+size_t ik_batch_lanes_size(void) {
+  return sizeof(ik_batch_lanes) + (sizeof(int) + sizeof(short)) * (size_t)IK__CHUNK;
+}
 
-static void run_slice(const batch_run *run, int slice) {
-  ik_batch *b = run->batch;
-  ik__batch_ws *ws = run->own_ws ? run->own_ws : ik__pool_workspace(run->pool, slice);
+ik_batch_lanes *ik_batch_lanes_init(void *mem) {
+  ik_batch_lanes *work = (ik_batch_lanes *)mem;
+  work->chunk = IK__CHUNK;
+  work->order = (int *)(void *)(work + 1); /* the struct is aligned for ints at least */
+  work->joints = (short *)(void *)(work->order + IK__CHUNK);
+  return work;
+}
+
+/* Slice `slice` of every array, in work's lanes. */
+static void run_slice(ik_batch *b, int slice, int slices, ik_batch_lanes *work) {
   int begin, end, j;
-  slice_range(b->fabrik_count, slice, run->slices, &begin, &end);
-  for (j = begin; j < end; j += ws->chunk)
-    fabrik_chunk(ws, b->fabrik, b->fabrik_status, j, end - j < ws->chunk ? end : j + ws->chunk);
-  slice_range(b->two_bone_count, slice, run->slices, &begin, &end);
+  slice_range(b->fabrik_count, slice, slices, &begin, &end);
+  for (j = begin; j < end; j += work->chunk)
+    fabrik_chunk(work, b->fabrik, b->fabrik_status, j, end - j < work->chunk ? end : j + work->chunk);
+  slice_range(b->two_bone_count, slice, slices, &begin, &end);
   for (j = begin; j < end; j++) {
     const ik_status st = ik_two_bone_run(&b->two_bone[j]);
     if (b->two_bone_status) b->two_bone_status[j] = st;
   }
-  slice_range(b->ccd_count, slice, run->slices, &begin, &end);
+  slice_range(b->ccd_count, slice, slices, &begin, &end);
   for (j = begin; j < end; j++) {
     const ik_status st = ik_ccd_run(&b->ccd[j]);
     if (b->ccd_status) b->ccd_status[j] = st;
   }
-  slice_range(b->dls_count, slice, run->slices, &begin, &end);
+  slice_range(b->dls_count, slice, slices, &begin, &end);
   for (j = begin; j < end; j++) {
     const ik_status st = ik_dls_run(&b->dls[j]);
     if (b->dls_status) b->dls_status[j] = st;
   }
 }
 
-static void run_slices(void *ctx, int begin, int end) {
-  int slice;
-  for (slice = begin; slice < end; slice++) run_slice((const batch_run *)ctx, slice);
+void ik_batch_run_slice(ik_batch *batch, int slice, int slices, ik_batch_lanes *lanes) {
+  ik_batch_lanes own;
+  int order[IK__STACK_CHUNK];
+  short joints[IK__STACK_CHUNK];
+  if (lanes) {
+    run_slice(batch, slice, slices, lanes);
+    return;
+  }
+  own.chunk = IK__STACK_CHUNK;
+  own.order = order;
+  own.joints = joints;
+  run_slice(batch, slice, slices, &own);
 }
 
 /* IK_OK, or what is wrong with one array of the batch. */
@@ -499,8 +513,7 @@ static ik_status check_array(const void *jobs, int count) {
   return IK_OK;
 }
 
-ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
-  batch_run run;
+ik_status ik_batch_check(const ik_batch *batch) {
   ik_status st;
   if (batch == NULL) return IK_E_NULL;
   if ((st = check_array(batch->fabrik, batch->fabrik_count)) != IK_OK ||
@@ -508,30 +521,5 @@ ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
       (st = check_array(batch->ccd, batch->ccd_count)) != IK_OK ||
       (st = check_array(batch->dls, batch->dls_count)) != IK_OK)
     return st;
-  run.batch = batch;
-  run.pool = pool;
-  run.own_ws = NULL;
-  run.slices = ik_pool_threads(pool);
-  if (pool) {
-    ik_pool_run(pool, run.slices, run_slices, &run);
-  } else {
-    ik__batch_ws ws;
-    int order[IK__STACK_CHUNK];
-    short joints[IK__STACK_CHUNK];
-    ws.chunk = IK__STACK_CHUNK;
-    ws.order = order;
-    ws.joints = joints;
-    run.own_ws = &ws;
-    run_slice(&run, 0);
-  }
   return IK_OK;
-}
-
-void ik__batch_run_on(ik_batch *batch, ik_pool *pool, int slice) {
-  batch_run run;
-  run.batch = batch;
-  run.pool = pool;
-  run.own_ws = ik__pool_workspace(pool, slice);
-  run.slices = 1;
-  run_slice(&run, 0);
 }

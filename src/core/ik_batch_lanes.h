@@ -16,8 +16,8 @@
 
 /* Chains in a lane group. A joint step is a chain of dependent operations (a square
  * root, then a division) some 50 cycles long: one vector of lanes would wait on it, many
- * keep the divider busy. 32 lanes are 8 AVX2 vectors of doubles (4 of floats) in flight,
- * the measured best: 12 and 16 vectors no longer fit the out-of-order window together. */
+ * keep the divider busy. 32 lanes are 8 AVX2 vectors of doubles (4 of floats) in flight
+ * (the best measured: docs/design-notes.md). */
 #define IK__LANES 32
 
 /* Cells of each of x, y, z and len: 64 joints of 32 lanes, 128 of 16 or 256 of 8. */
@@ -107,9 +107,9 @@ typedef struct ik__polish_fns {
 ik__polish_fns ik__polish_variant(int isa);
 
 /* Jobs sorted by joint count at a time: a pool thread's, and a run's without a pool
- * (whose workspace is on the caller's stack). The lanes of a joint count drain at the end
- * of a chunk (the last chains sweep in part-empty vectors): with 512 that was 8% of the
- * sweeps of 10-joint chains, with 4096 1%. */
+ * (whose buffers are on the caller's stack). The lanes of a joint count drain at the end
+ * of a chunk (the last chains sweep in part-empty vectors): a larger chunk drains less
+ * often (docs/design-notes.md). */
 #define IK__CHUNK 4096
 #define IK__STACK_CHUNK 512
 
@@ -117,7 +117,7 @@ ik__polish_fns ik__polish_variant(int isa);
  * the chunk being sorted (150 KB, 76 KB with float, and the chunk's arrays: 24 KB in a
  * pool, 3 KB on the stack). The groups come first, so that they are
  * aligned as the struct is (a row set's size is a multiple of 32 bytes). */
-typedef struct ik__batch_ws {
+struct ik_batch_lanes {
   ik__lane_rows rows;   /* the sweep group */
   ik__lane_rows polish; /* the polish group (refined mode) */
   ik_fabrik_job *job[IK__LANES];
@@ -132,9 +132,6 @@ typedef struct ik__batch_ws {
   int chunk;     /* jobs sorted at a time: IK__CHUNK or IK__STACK_CHUNK */
   int *order;    /* chunk of them: the chunk's lane jobs, by joint count */
   short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */
-} ik__batch_ws;
-
-/* Workspace of slice `slice` (0 .. threads - 1) of a pool, 32-byte aligned. */
-ik__batch_ws *ik__pool_workspace(ik_pool *pool, int slice);
+};
 
 #endif /* IK_BATCH_LANES_H */

@@ -28,10 +28,8 @@
  * target has stalled: without limits, every joint already points the tip at the target,
  * which with the target still away happens only when chain and target lie on one line.
  * With limits it also happens when they hold every joint still; the bend then kicks the
- * chain out of that pose (and the best pose kept means it cannot end worse): on
- * bench_constrained's planar chains it fires in 1 sweep of 11, and judging the stall by
- * the moves asked for instead (no bend there) reached 55.1% of targets against 55.4%,
- * in no less time. */
+ * chain out of that pose (and the best pose kept means it cannot end worse; how often it
+ * fires: docs/design-notes.md). */
 #define CCD_STALL_FRACTION ((ik_real)1e-3)
 /* Sine of the angle from a half turn under which a joint's turn counts as one. */
 #define CCD_HALF_TURN_SIN ((ik_real)1e-2)

@@ -17,11 +17,11 @@ extern "C" {
 #endif
 
 typedef struct ik_ccd_job {
-  ik_chain chain;        /* positions are in/out */
-  ik_vec3 target;        /* in the chain's space */
-  ik_real tolerance;     /* absolute, >= 0, default 1e-3 */
-  int max_iterations;    /* >= 1, default 10 */
-  ik_result result;      /* output */
+  ik_chain chain;     /* positions are in/out */
+  ik_vec3 target;     /* in the chain's space */
+  ik_real tolerance;  /* absolute, >= 0, default 1e-3 */
+  int max_iterations; /* >= 1, default 10 */
+  ik_result result;   /* output */
 } ik_ccd_job;
 
 void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target);

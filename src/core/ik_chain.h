@@ -23,21 +23,21 @@ extern "C" {
 
 typedef enum ik_status {
   IK_OK = 0,
-  IK_E_NULL,          /* a required array is NULL */
-  IK_E_COUNT,         /* wrong joint count (n < 2; two-bone needs exactly 3) */
-  IK_E_NOT_FINITE,    /* NaN or infinity in an input */
-  IK_E_BONE_LENGTH,   /* a bone length is zero, negative or not finite */
-  IK_E_TOLERANCE,     /* tolerance negative */
-  IK_E_ITERATIONS,    /* iteration cap below 1 */
-  IK_E_WEIGHT,        /* a weight outside [0, 1] */
-  IK_E_CONSTRAINT,    /* unknown constraint type */
-  IK_E_CONE_ANGLE,    /* cone angle outside [0, pi] */
-  IK_E_HINGE_AXIS,    /* hinge axis is the zero vector */
-  IK_E_HINGE_RANGE,   /* hinge min > max, or outside [-pi, pi] */
-  IK_E_TWIST_LIMIT,   /* twist limit negative */
-  IK_E_PARAMETER,     /* a solver parameter out of range (softness, damping, ...) */
-  IK_E_RANGE,         /* a coordinate or length too large to square (|x| > IK_REAL_MAX_COORD),
-                         or a chain reaching too far (beyond IK_REAL_MAX_REACH) */
+  IK_E_NULL,        /* a required array is NULL */
+  IK_E_COUNT,       /* wrong joint count (n < 2; two-bone needs exactly 3) */
+  IK_E_NOT_FINITE,  /* NaN or infinity in an input */
+  IK_E_BONE_LENGTH, /* a bone length is zero, negative or not finite */
+  IK_E_TOLERANCE,   /* tolerance negative */
+  IK_E_ITERATIONS,  /* iteration cap below 1 */
+  IK_E_WEIGHT,      /* a weight outside [0, 1] */
+  IK_E_CONSTRAINT,  /* unknown constraint type */
+  IK_E_CONE_ANGLE,  /* cone angle outside [0, pi] */
+  IK_E_HINGE_AXIS,  /* hinge axis is the zero vector */
+  IK_E_HINGE_RANGE, /* hinge min > max, or outside [-pi, pi] */
+  IK_E_TWIST_LIMIT, /* twist limit negative */
+  IK_E_PARAMETER,   /* a solver parameter out of range (softness, damping, ...) */
+  IK_E_RANGE,       /* a coordinate or length too large to square (|x| > IK_REAL_MAX_COORD),
+                       or a chain reaching too far (beyond IK_REAL_MAX_REACH) */
   IK_STATUS_COUNT
 } ik_status;
 
@@ -69,8 +69,8 @@ const char *ik_status_message(ik_status status);
 
 typedef enum ik_constraint_type {
   IK_CONSTRAINT_NONE = 0,
-  IK_CONSTRAINT_CONE,  /* the bone stays within `angle` of its parent bone */
-  IK_CONSTRAINT_HINGE  /* the bone turns only about `axis`, between `min` and `max` */
+  IK_CONSTRAINT_CONE, /* the bone stays within `angle` of its parent bone */
+  IK_CONSTRAINT_HINGE /* the bone turns only about `axis`, between `min` and `max` */
 } ik_constraint_type;
 
 /* Limits bone i (joint i to i + 1) relative to bone i - 1, or for bone 0 relative to

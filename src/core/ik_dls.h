@@ -18,14 +18,14 @@ extern "C" {
 #endif
 
 typedef struct ik_dls_job {
-  ik_chain chain;        /* positions are in/out */
-  ik_vec3 target;        /* in the chain's space */
-  ik_real tolerance;     /* absolute, >= 0, default 1e-3 */
-  int max_iterations;    /* >= 1, default 10 */
+  ik_chain chain;     /* positions are in/out */
+  ik_vec3 target;     /* in the chain's space */
+  ik_real tolerance;  /* absolute, >= 0, default 1e-3 */
+  int max_iterations; /* >= 1, default 10 */
   /* lambda as a fraction of the chain's total length, > 0. Larger is steadier near
    * singular poses and slower to converge. Default 0.05. */
   ik_real damping;
-  ik_result result;      /* output */
+  ik_result result; /* output */
 } ik_dls_job;
 
 void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target);

@@ -12,15 +12,8 @@
  *      (ik__best);
  *   6. the best pose back when the last is worse, then the pole, then the result.
  *
- * Refined mode in numbers (bench_solvers, issue workload, 20 iterations): reached 77.6,
- * 93.4 and 52.1% at 3, 10 and 100 joints in plain mode, 100% at all three refined, in
- * 4.7, 3.7 and 3.8 iterations on average against 9.6, 6.2 and 13.4. The spread of bend
- * angles along the chain stays within about 1% of plain's (0.440 against 0.438 rad at 10
- * joints, 0.0624 against 0.0617 at 100). Also tried: skipping the polish on
- * constrained chains (then as plain: 62 to 90% reached on random cone chains, against
- * 81 to 100% with the constraint pass after each step); falling back to sweeps when a
- * polish step grows the error (fewer 3-joint targets reached); a fixed damping of 0.01,
- * 0.05 or 0.1 of the length (see REFINE_DAMPING).
+ * Refined mode reaches more targets than plain in fewer iterations, bending the chain
+ * alike (figures, and what was tried: docs/design-notes.md).
  */
 #include <stddef.h>
 
@@ -34,11 +27,7 @@
  * sweeps hand over only with the tip within REFINE_NEAR_FRACTION of the chain's length
  * of the target, and then as soon as a sweep fails to shrink that distance by
  * REFINE_SLOW_RATIO, or when the budget left is REFINE_POLISH_STEPS (at most half of
- * it). On the issue's workload (bench_solvers' targets, 1,000 per size): ratios 0.3
- * to 0.8 all reach 100% at 3, 10 and 100 joints, in 3.5 to 7.7 iterations on average
- * (fewer the lower the ratio, the bends drifting slightly further from plain's); 0.5
- * is between. A near fraction of 0.05 leaves 3-joint chains near their fold to the
- * sweeps (98.4%); 0.2 and 0.5 give the same figures. */
+ * it). The values tried: docs/design-notes.md. */
 #define REFINE_SLOW_RATIO ((ik_real)0.5)
 #define REFINE_NEAR_FRACTION ((ik_real)0.2)
 #define REFINE_POLISH_STEPS 3
@@ -46,8 +35,7 @@
  * and Fukushima's choice for Levenberg-Marquardt). Near the answer lambda is a fifth of
  * ik_dls_job's default and the steps converge about quadratically; a step from farther
  * out, or near a folded (singular) pose, is damped by its own error and cannot throw the
- * chain away: with a fixed small lambda a three-joint chain near its fold was thrown up
- * to half its length off in 2-iteration solves; 0.05 and 0.1 fixed converged slower. */
+ * chain away, as a fixed small lambda did (docs/design-notes.md). */
 #define REFINE_DAMPING ((ik_real)0.01)
 
 void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target) {
@@ -138,8 +126,8 @@ int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real t
          ik__break_collinear(chain, job->target, s->root_dir, s->total_len);
   /* A target nearer the root than the chain can fold is out of reach: no polish can
    * reach it either, and from where the sweeps stall it would only pick another
-   * nearest pose (on random such targets, nearer than plain's on average but farther
-   * on 28% of them), so those are left to the sweeps, as in plain mode. */
+   * nearest pose, not always a nearer one: those are left to the sweeps, as in plain
+   * mode. */
   s->may_polish = job->mode == IK_FABRIK_REFINED &&
                   ik_vec3_dist(job->target, s->root_ws) > ik__fold_reach(chain, s->total_len);
   return bent ? 2 : 1;

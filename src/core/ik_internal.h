@@ -138,11 +138,8 @@ int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *
 
 /* A solve whose iterations may get worse keeps the best pose they passed through (the
  * tip nearest the target), on the stack, and ends on it: a constrained one (any solver),
- * and DLS's. Under limits, with targets the limits keep out of reach, a solve ended more
- * than 1% of the chain's length further from the target than a pose it had held in 16
- * to 20% of cases (FABRIK, CCD and DLS; planar hinged chains of 3 to 8 joints, 30
- * iterations), and unconstrained DLS in 2.7%; unconstrained FABRIK and CCD never did
- * (and FABRIK's lanes in a batch could not keep a copy cheaply). Chains of more than
+ * and DLS's: those ended far worse than a pose they had held often enough to matter,
+ * unconstrained FABRIK and CCD never (docs/design-notes.md). Chains of more than
  * IK__BEST_MAX_JOINTS joints end where their last iteration left them. */
 #define IK__BEST_MAX_JOINTS 64
 typedef struct ik__best {
@@ -247,26 +244,5 @@ static inline ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
  * no second validation per solve. */
 struct ik_rotations_job;
 void ik__rotations_run_valid(struct ik_rotations_job *job);
-
-/* ik_foot_update for inputs ik_foot_validate has passed (ik.batch checks each foot on
- * the Lua thread, then updates it on another): what is left to fail is a custom
- * ground's query. */
-struct ik_foot_params;
-struct ik_foot_state;
-struct ik_foot_result;
-struct ik_ground;
-ik_status ik__foot_update_valid(const struct ik_foot_params *params, struct ik_foot_state *state,
-                                const struct ik_ground *ground, ik_vec3 animated_position,
-                                ik_quat animated_rotation, ik_real dt, struct ik_foot_result *out);
-
-/* ik_batch_run of a well-formed batch (arrays and counts as ik_batch_run accepts them)
- * on the calling thread alone, in the lane buffers of the pool's thread `slice`: for a
- * caller that splits a larger job over the pool itself (ik.batch solves each thread's
- * share in small blocks, so that a chain's memory is read, solved and written while it
- * is still in cache). Within one ik_pool_run, each slice must be used by one call at a
- * time; pool must not be NULL. */
-struct ik_batch;
-struct ik_pool;
-void ik__batch_run_on(struct ik_batch *batch, struct ik_pool *pool, int slice);
 
 #endif /* IK_INTERNAL_H */

@@ -18,8 +18,7 @@ ik_quat ik_quat_from_to(ik_vec3 a, ik_vec3 b) {
     axis = ik_vec3_any_perpendicular(na); /* exactly opposite: any half turn is minimal */
     return ik_quat_make(axis.x, axis.y, axis.z, 0);
   }
-  return ik_quat_normalize(
-      ik_quat_make(axis.x * sin_half, axis.y * sin_half, axis.z * sin_half, cos_half));
+  return ik_quat_normalize(ik_quat_make(axis.x * sin_half, axis.y * sin_half, axis.z * sin_half, cos_half));
 }
 
 ik_quat ik_quat_slerp(ik_quat a, ik_quat b, ik_real t) {
@@ -39,8 +38,8 @@ ik_quat ik_quat_slerp(ik_quat a, ik_quat b, ik_real t) {
     wa = ik_sin((1 - t) * theta) * inv_sin;
     wb = ik_sin(t * theta) * inv_sin;
   }
-  return ik_quat_normalize(ik_quat_make(a.x * wa + b.x * wb, a.y * wa + b.y * wb,
-                                        a.z * wa + b.z * wb, a.w * wa + b.w * wb));
+  return ik_quat_normalize(
+      ik_quat_make(a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb, a.w * wa + b.w * wb));
 }
 
 ik_quat ik_quat_look_rotation(ik_vec3 forward, ik_vec3 up) {

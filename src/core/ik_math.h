@@ -62,9 +62,7 @@ typedef struct ik_quat {
 
 static inline int ik_real_is_finite(ik_real a) { return (a - a) == (a - a); }
 
-static inline ik_real ik_clamp(ik_real a, ik_real lo, ik_real hi) {
-  return a < lo ? lo : (a > hi ? hi : a);
-}
+static inline ik_real ik_clamp(ik_real a, ik_real lo, ik_real hi) { return a < lo ? lo : (a > hi ? hi : a); }
 
 /* acos that tolerates rounding just outside [-1, 1]. */
 static inline ik_real ik_acos_safe(ik_real c) { return ik_acos(ik_clamp(c, -1, 1)); }
@@ -85,17 +83,13 @@ static inline ik_vec3 ik_vec3_add(ik_vec3 a, ik_vec3 b) {
 static inline ik_vec3 ik_vec3_sub(ik_vec3 a, ik_vec3 b) {
   return ik_vec3_make(a.x - b.x, a.y - b.y, a.z - b.z);
 }
-static inline ik_vec3 ik_vec3_scale(ik_vec3 a, ik_real s) {
-  return ik_vec3_make(a.x * s, a.y * s, a.z * s);
-}
+static inline ik_vec3 ik_vec3_scale(ik_vec3 a, ik_real s) { return ik_vec3_make(a.x * s, a.y * s, a.z * s); }
 static inline ik_vec3 ik_vec3_neg(ik_vec3 a) { return ik_vec3_make(-a.x, -a.y, -a.z); }
 /* a + b * s, the step every solver takes. */
 static inline ik_vec3 ik_vec3_madd(ik_vec3 a, ik_vec3 b, ik_real s) {
   return ik_vec3_make(a.x + b.x * s, a.y + b.y * s, a.z + b.z * s);
 }
-static inline ik_real ik_vec3_dot(ik_vec3 a, ik_vec3 b) {
-  return a.x * b.x + a.y * b.y + a.z * b.z;
-}
+static inline ik_real ik_vec3_dot(ik_vec3 a, ik_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline ik_vec3 ik_vec3_cross(ik_vec3 a, ik_vec3 b) {
   return ik_vec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
@@ -119,16 +113,14 @@ static inline ik_vec3 ik_vec3_normalize_or(ik_vec3 a, ik_vec3 fallback) {
   return ik_vec3_scale(a, 1 / ik_sqrt(len2));
 }
 /* Unit vector along a; the zero vector for a zero vector (never NaN). */
-static inline ik_vec3 ik_vec3_normalize(ik_vec3 a) {
-  return ik_vec3_normalize_or(a, ik_vec3_zero());
-}
+static inline ik_vec3 ik_vec3_normalize(ik_vec3 a) { return ik_vec3_normalize_or(a, ik_vec3_zero()); }
 /* a with its component along the unit vector n removed. */
 static inline ik_vec3 ik_vec3_project_on_plane(ik_vec3 a, ik_vec3 n_unit) {
   return ik_vec3_madd(a, n_unit, -ik_vec3_dot(a, n_unit));
 }
 /* Some unit vector perpendicular to the unit vector a (stable for every a). */
 static inline ik_vec3 ik_vec3_any_perpendicular(ik_vec3 a) {
-  ik_vec3 other = ik_fabs(a.x) < (ik_real)0.57735 ? ik_vec3_make(1, 0, 0)
+  ik_vec3 other = ik_fabs(a.x) < (ik_real)0.57735   ? ik_vec3_make(1, 0, 0)
                   : ik_fabs(a.y) < (ik_real)0.57735 ? ik_vec3_make(0, 1, 0)
                                                     : ik_vec3_make(0, 0, 1);
   return ik_vec3_normalize(ik_vec3_cross(a, other));
@@ -161,15 +153,13 @@ static inline ik_real ik_quat_dot(ik_quat a, ik_quat b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 static inline int ik_quat_is_finite(ik_quat q) {
-  return ik_real_is_finite(q.x) && ik_real_is_finite(q.y) && ik_real_is_finite(q.z) &&
-         ik_real_is_finite(q.w);
+  return ik_real_is_finite(q.x) && ik_real_is_finite(q.y) && ik_real_is_finite(q.z) && ik_real_is_finite(q.w);
 }
 /* a * b: rotation b, then rotation a. */
 static inline ik_quat ik_quat_mul(ik_quat a, ik_quat b) {
-  return ik_quat_make(a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                      a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-                      a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+  return ik_quat_make(
+      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
 }
 static inline ik_quat ik_quat_conjugate(ik_quat q) { return ik_quat_make(-q.x, -q.y, -q.z, q.w); }
 /* Unit length, identity for a zero (or non-finite) quaternion. */

@@ -21,11 +21,11 @@ extern "C" {
 #endif
 
 typedef struct ik_pole_job {
-  ik_vec3 *positions;  /* in/out, `count` joints, root first */
-  int count;           /* >= 2 (a 2-joint chain has no inner joint: nothing to do) */
-  ik_vec3 pole;        /* in the chain's space */
-  ik_real weight;      /* [0, 1], default 1 */
-  int turned;          /* output: inner joints that were turned */
+  ik_vec3 *positions; /* in/out, `count` joints, root first */
+  int count;          /* >= 2 (a 2-joint chain has no inner joint: nothing to do) */
+  ik_vec3 pole;       /* in the chain's space */
+  ik_real weight;     /* [0, 1], default 1 */
+  int turned;         /* output: inner joints that were turned */
 } ik_pole_job;
 
 void ik_pole_job_init(ik_pole_job *job, ik_vec3 *positions, int count, ik_vec3 pole);

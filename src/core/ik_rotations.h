@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 typedef struct ik_rotations_job {
-  int count;                       /* joints, >= 2 */
+  int count; /* joints, >= 2 */
   /* World positions of the joints in the pose `rotations` belong to (before solving). */
   const ik_vec3 *positions_before;
   /* Solved world positions (any bone lengths: only directions are used). */

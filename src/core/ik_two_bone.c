@@ -23,8 +23,8 @@ void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 targ
 }
 
 /* Validation's common case, one comparison per value: ik__check_real's test. The checks
- * that name the fault run only when it fails (run() validates before every solve, and
- * a call per coordinate cost a third of a solve). */
+ * that name the fault run only when it fails (run() validates before every solve, where
+ * a call per coordinate was dear: docs/design-notes.md). */
 static int in_range(ik_real r) { return ik_fabs(r) <= IK_REAL_MAX_COORD; }
 static int vec3_in_range(ik_vec3 v) { return in_range(v.x) && in_range(v.y) && in_range(v.z); }
 

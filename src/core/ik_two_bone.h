@@ -20,8 +20,8 @@ extern "C" {
 typedef struct ik_two_bone_job {
   /* In/out: start, mid, end. start never moves. */
   ik_vec3 *positions;
-  ik_vec3 target;          /* in the limb's space */
-  int has_pole;            /* non-zero: the mid joint bends towards `pole` */
+  ik_vec3 target; /* in the limb's space */
+  int has_pole;   /* non-zero: the mid joint bends towards `pole` */
   ik_vec3 pole;
   /* [0, 1], default 1: the solved bone directions blended from the input ones. */
   ik_real weight;
@@ -32,7 +32,7 @@ typedef struct ik_two_bone_job {
   ik_real softness;
   /* Absolute, >= 0, default 1e-3: only used for result.reached. */
   ik_real tolerance;
-  ik_result result;        /* output; iterations is always 0 or 1 */
+  ik_result result; /* output; iterations is always 0 or 1 */
 } ik_two_bone_job;
 
 void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 target);

@@ -8,10 +8,10 @@
  * Prints a summary line at the end: frames, reached %, worst tip error, time per solve.
  */
 #define _POSIX_C_SOURCE 199309L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include <time.h>
 
 #include "ik.h"
@@ -57,9 +57,12 @@ int main(int argc, char **argv) {
   ik_chain chain;
   canvas c;
   for (i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--every") && i + 1 < argc) every = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--quiet")) quiet = 1;
+    if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+      frames = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--every") && i + 1 < argc)
+      every = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--quiet"))
+      quiet = 1;
     else {
       fprintf(stderr, "usage: %s [--frames N] [--every K] [--quiet]\n", argv[0]);
       return 2;

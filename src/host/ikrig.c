@@ -106,7 +106,8 @@ static const char VIEW_USAGE[] =
     "  -q, --quiet         no summary\n"
     "  -h, --help          this text\n"
     "\n"
-    "The page's files: $" IKRIG_VIEW_DIR_ENV " or the source tree's src/host/view (three.js\n"
+    "The page's files: $" IKRIG_VIEW_DIR_ENV
+    " or the source tree's src/host/view (three.js\n"
     "from its node_modules: 'npm ci' there; the build does it).\n";
 
 typedef enum command { CMD_RUN, CMD_WATCH, CMD_VIEW } command;
@@ -224,8 +225,8 @@ static int parse_options(int argc, char **argv, int first, config *c) {
     }
     if (IS("--frames")) {
       if (parse_long(value, c->cmd == CMD_RUN ? 1 : 0, 1000000000L, &c->frames) != 0)
-        return usage_error("--frames: a whole number %s expected, got '%s'", c->cmd == CMD_RUN ? ">= 1" : ">= 0",
-                           value);
+        return usage_error("--frames: a whole number %s expected, got '%s'",
+                           c->cmd == CMD_RUN ? ">= 1" : ">= 0", value);
     } else if (IS("--dt")) {
       if (parse_double(value, 1e-6, 10, &c->dt) != 0)
         return usage_error("--dt: seconds in (0, 10] expected, got '%s'", value);
@@ -237,7 +238,8 @@ static int parse_options(int argc, char **argv, int first, config *c) {
         return usage_error("--budget: a number of instructions >= 1000 expected, got '%s'", value);
     } else if (IS("--memory-limit")) {
       if (parse_long(value, 0, 1L << 20, &c->memory_mb) != 0 || (c->memory_mb > 0 && c->memory_mb < 8))
-        return usage_error("--memory-limit: megabytes (0 for none, else at least 8) expected, got '%s'", value);
+        return usage_error("--memory-limit: megabytes (0 for none, else at least 8) expected, got '%s'",
+                           value);
     } else if (IS("--scene")) {
       if (!*value) return usage_error("--scene: a module name expected");
       c->scene = value;
@@ -310,16 +312,17 @@ static void print_summary(FILE *f, const ikrig_runtime *rt, long frames) {
     char line[240];
     fprintf(f, "%s: %ld frame%s", s->path, s->frames, s->frames == 1 ? "" : "s");
     if (s->reports > 0)
-      fprintf(f, ", reached %.1f%% of %ld chain solves, worst tip error %.4g", 100.0 * (double)s->reached / (double)s->reports,
-              s->reports, s->worst_distance);
+      fprintf(f, ", reached %.1f%% of %ld chain solves, worst tip error %.4g",
+              100.0 * (double)s->reached / (double)s->reports, s->reports, s->worst_distance);
     else
       fputs(", no chain reported", f);
     if (s->seconds >= 0)
       fprintf(f, ", %.1f us per frame", s->frames > 0 ? s->seconds / (double)s->frames * 1e6 : 0.0);
     else
       fprintf(f, ", %.1f us per frame (all scripts)", all);
-    if (!s->active) fprintf(f, "; stopped (%s)%s%s", s->status, s->error ? ": " : "",
-                            s->error ? first_line(s->error, line, sizeof line) : "");
+    if (!s->active)
+      fprintf(f, "; stopped (%s)%s%s", s->status, s->error ? ": " : "",
+              s->error ? first_line(s->error, line, sizeof line) : "");
     fputc('\n', f);
   }
 }
@@ -466,7 +469,8 @@ static int run_command(config *c) {
     return 1;
   }
   if (ikrig_open(L) != 0) {
-    fprintf(stderr, "ikrig: cannot find ikrig's Lua files (ik/init.lua); set %s to the directory holding ik/\n",
+    fprintf(stderr,
+            "ikrig: cannot find ikrig's Lua files (ik/init.lua); set %s to the directory holding ik/\n",
             IKRIG_LUA_PATH_ENV);
     ikrig_closestate(L);
     return 1;
@@ -491,7 +495,10 @@ static int run_command(config *c) {
   if (c->cmd == CMD_WATCH) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ikrig: watching %s at %.0f frames per second; Ctrl-C stops\n",
-           c->n_scripts == 0 ? "the built-in demo" : c->n_scripts == 1 ? "1 script" : "the scripts", 1.0 / c->dt);
+           c->n_scripts == 0   ? "the built-in demo"
+           : c->n_scripts == 1 ? "1 script"
+                               : "the scripts",
+           1.0 / c->dt);
   }
   rt = ikrig_runtime_new(L, c->scripts, c->n_scripts, &opt);
   if (!rt) {
@@ -529,10 +536,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "help") == 0) {
-    if (strcmp(argv[2], "run") == 0) fputs(RUN_USAGE, stdout);
-    else if (strcmp(argv[2], "watch") == 0) fputs(WATCH_USAGE, stdout);
-    else if (strcmp(argv[2], "view") == 0) fputs(VIEW_USAGE, stdout);
-    else return usage_error("no command '%s' (see 'ikrig --help')", argv[2]);
+    if (strcmp(argv[2], "run") == 0)
+      fputs(RUN_USAGE, stdout);
+    else if (strcmp(argv[2], "watch") == 0)
+      fputs(WATCH_USAGE, stdout);
+    else if (strcmp(argv[2], "view") == 0)
+      fputs(VIEW_USAGE, stdout);
+    else
+      return usage_error("no command '%s' (see 'ikrig --help')", argv[2]);
     return 0;
   }
   if (strcmp(cmd, "--version") == 0) {
@@ -563,8 +574,10 @@ int main(int argc, char **argv) {
   c.scripts = (const char **)calloc((size_t)argc, sizeof *c.scripts);
   if (!c.scripts) return 1;
   r = parse_options(argc, argv, 2, &c);
-  if (r == 0) r = run_command(&c);
-  else if (r == 1) r = 0; /* help */
+  if (r == 0)
+    r = run_command(&c);
+  else if (r == 1)
+    r = 0; /* help */
   free(c.scripts);
   return r;
 }

@@ -10,6 +10,8 @@
  * runtime calls into nothing.
  */
 #define _XOPEN_SOURCE 700
+#include "ikrig_embed.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -19,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ikrig_embed.h"
 #include "lauxlib.h"
 #include "lualib.h"
 
@@ -111,8 +112,8 @@ typedef struct script_slot {
 
 struct ikrig_runtime {
   lua_State *L;
-  int ref;              /* registry: { runtime =, scene =, box = } */
-  ikrig_runtime **box;  /* what the Lua closures see; emptied at free */
+  int ref;             /* registry: { runtime =, scene =, box = } */
+  ikrig_runtime **box; /* what the Lua closures see; emptied at free */
   ikrig_event_fn on_event;
   void *event_ud;
   char *error;
@@ -179,7 +180,8 @@ static int protect_ex(lua_State *L, ikrig_runtime *rt, step_fn fn, void *arg, in
       }
       return -1; /* the message is at top + 1 */
     }
-    set_error(rt, msg ? msg : (status == LUA_ERRMEM ? "not enough memory" : "(error object is not a string)"));
+    set_error(rt,
+              msg ? msg : (status == LUA_ERRMEM ? "not enough memory" : "(error object is not a string)"));
     lua_settop(L, top);
     return -1;
   }
@@ -236,12 +238,16 @@ static void shape_vec3(lua_State *L, int idx, const char *field, double out[3]) 
   lua_getfield(L, idx, field);
   v = lua_gettop(L);
   for (k = 0; k < 3; k++) {
-    if (lua_istable(L, v)) lua_rawgeti(L, v, k + 1);
-    else lua_pushnil(L);
+    if (lua_istable(L, v))
+      lua_rawgeti(L, v, k + 1);
+    else
+      lua_pushnil(L);
     if (lua_isnil(L, -1)) {
       lua_pop(L, 1);
-      if (lua_isnil(L, v)) lua_pushnil(L);
-      else lua_getfield(L, v, xyz[k]);
+      if (lua_isnil(L, v))
+        lua_pushnil(L);
+      else
+        lua_getfield(L, v, xyz[k]);
     }
     out[k] = lua_isnumber(L, -1) ? (double)lua_tonumber(L, -1) : (double)NAN;
     lua_pop(L, 1);
@@ -274,7 +280,8 @@ static int read_shapes(lua_State *L, ikrig_runtime *rt, int list) {
     memset(sh, 0, sizeof *sh);
     lua_rawgeti(L, list, i + 1);
     if (!lua_istable(L, -1))
-      return luaL_error(L, "scene.report: constraint shape %d is %s, not a table", i + 1, luaL_typename(L, -1));
+      return luaL_error(L, "scene.report: constraint shape %d is %s, not a table", i + 1,
+                        luaL_typename(L, -1));
     lua_getfield(L, -1, "kind");
     kind = lua_tostring(L, -1);
     sh->kind = kind && strcmp(kind, "hinge") == 0 ? "hinge" : "cone";
@@ -531,8 +538,8 @@ static int new_step(lua_State *L, ikrig_runtime *rt, void *arg) {
     return luaL_error(L, "scene module '%s' has no new()", scene_name);
   lua_call(L, 0, 1);
   scene = lua_gettop(L);
-  if (!lua_istable(L, scene)) return luaL_error(L, "%s.new() returned %s, not a scene table", scene_name,
-                                                luaL_typename(L, scene));
+  if (!lua_istable(L, scene))
+    return luaL_error(L, "%s.new() returned %s, not a scene table", scene_name, luaL_typename(L, scene));
   if (lua_getfield(L, scene, "name") == LUA_TSTRING && !(rt->scene_name = dup_string(lua_tostring(L, -1))))
     return oom(L);
   lua_pop(L, 1);
@@ -553,14 +560,15 @@ static int new_step(lua_State *L, ikrig_runtime *rt, void *arg) {
     n = (int)lua_rawlen(L, -1);
     for (k = 1; k <= n; k++) {
       lua_rawgeti(L, -1, k);
-      if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "%s.scripts[%d] is not a module name", scene_name, k);
+      if (lua_type(L, -1) != LUA_TSTRING)
+        return luaL_error(L, "%s.scripts[%d] is not a module name", scene_name, k);
       lua_getglobal(L, "package");
       lua_getfield(L, -1, "searchpath");
       lua_pushvalue(L, -3);
       lua_getfield(L, -3, "path");
       lua_call(L, 2, 2);
-      if (lua_isnil(L, -2)) return luaL_error(L, "demo script '%s' not found:%s", lua_tostring(L, -4),
-                                              lua_tostring(L, -1));
+      if (lua_isnil(L, -2))
+        return luaL_error(L, "demo script '%s' not found:%s", lua_tostring(L, -4), lua_tostring(L, -1));
       lua_pop(L, 1);
       lua_rawseti(L, list, (int)lua_rawlen(L, list) + 1);
       lua_pop(L, 2);
@@ -809,7 +817,8 @@ static void refresh_scripts(lua_State *L, ikrig_runtime *rt, int runtime) {
   lua_pushvalue(L, runtime);
   lua_call(L, 1, 1);
   list = lua_gettop(L);
-  if (!lua_istable(L, list)) luaL_error(L, "ik.runtime: scripts() returned %s, not a list", luaL_typename(L, list));
+  if (!lua_istable(L, list))
+    luaL_error(L, "ik.runtime: scripts() returned %s, not a list", luaL_typename(L, list));
   n = (int)lua_rawlen(L, list);
   for (i = 1; i <= n; i++) {
     int entry, top = lua_gettop(L);
@@ -1054,7 +1063,7 @@ static int pose_step(lua_State *L, ikrig_runtime *rt, void *arg) {
       t->name = keys[i];
       t->role = listed(L, scene, "targets", keys[i]) ? IKRIG_TARGET
                 : listed(L, scene, "poles", keys[i]) ? IKRIG_POLE
-                                                      : IKRIG_NODE;
+                                                     : IKRIG_NODE;
       t->trail = listed(L, scene, "trails", keys[i]);
       lua_getfield(L, group, keys[i]);
       call_read(L, lua_gettop(L), "get_position", t->position, 3, what);
@@ -1113,7 +1122,8 @@ static int ground_step(lua_State *L, ikrig_runtime *rt, void *arg) {
   lua_getfield(L, home, "scene");
   if (lua_getfield(L, -1, "ground") == LUA_TNIL) return 0;
   ground = lua_gettop(L);
-  if (lua_getfield(L, ground, "raycast") != LUA_TFUNCTION) return luaL_error(L, "scene.ground has no raycast()");
+  if (lua_getfield(L, ground, "raycast") != LUA_TFUNCTION)
+    return luaL_error(L, "scene.ground has no raycast()");
   lua_pushvalue(L, ground);
   push_point(L, g->x, 1e4, g->z);
   push_point(L, 0, -1, 0);

@@ -154,13 +154,13 @@ enum { IKRIG_BONE = 0, IKRIG_NODE = 1, IKRIG_TARGET = 2, IKRIG_POLE = 3 };
 
 /* A bone of a skeleton, or a node of the scene, in world space. */
 typedef struct ikrig_transform {
-  const char *owner;   /* the skeleton's name; NULL for a node */
-  const char *name;    /* the bone's or node's name */
-  int parent;          /* index in ikrig_pose.transforms of the parent bone, or -1 */
-  int role;            /* IKRIG_BONE, IKRIG_NODE, IKRIG_TARGET or IKRIG_POLE */
-  int trail;           /* 1 when the scene asks for its trail to be drawn (feet) */
-  double position[3];  /* x, y, z */
-  double rotation[4];  /* quaternion x, y, z, w */
+  const char *owner;  /* the skeleton's name; NULL for a node */
+  const char *name;   /* the bone's or node's name */
+  int parent;         /* index in ikrig_pose.transforms of the parent bone, or -1 */
+  int role;           /* IKRIG_BONE, IKRIG_NODE, IKRIG_TARGET or IKRIG_POLE */
+  int trail;          /* 1 when the scene asks for its trail to be drawn (feet) */
+  double position[3]; /* x, y, z */
+  double rotation[4]; /* quaternion x, y, z, w */
 } ikrig_transform;
 
 /* One constraint of a reported chain, as its chain:constraint_shapes() gave it in the
@@ -181,8 +181,8 @@ typedef struct ikrig_chain {
   const char *name;
   const char *script; /* the reporting script's path, or NULL when not known */
   int reached;
-  double distance;    /* tip to target; NaN when not given */
-  int iterations;     /* -1 when not given */
+  double distance; /* tip to target; NaN when not given */
+  int iterations;  /* -1 when not given */
   /* scene.report's optional 5th argument, the chain (anything with a
    * constraint_shapes() method, as ik.chain has): its shapes, read at the report.
    * n_constraints is -1 when no chain was given. */

@@ -72,7 +72,8 @@ static size_t utf8_length(const unsigned char *s, size_t n) {
     if ((s[i] & 0xC0) != 0x80) return 0;
     c = (c << 6) | (s[i] & 0x3Fu);
   }
-  if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (len == 4 && (c < 0x10000 || c > 0x10FFFF)))
+  if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
+      (len == 4 && (c < 0x10000 || c > 0x10FFFF)))
     return 0;
   return len;
 }

@@ -7,11 +7,11 @@
  * ("ghosts") are kept every `stride` frames, the stride doubling whenever more than
  * GHOST_MAX would be kept. The output depends only on the poses: same run, same bytes.
  */
+#include "ikrig_svg.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "ikrig_svg.h"
 
 #define TRAIL_MAX 2048
 #define GHOST_MAX 10
@@ -38,9 +38,9 @@ typedef struct frame {
 typedef struct ident {
   char *owner; /* NULL for a node */
   char *name;
-  int group;   /* skeleton number (colour), -1 for nodes */
+  int group; /* skeleton number (colour), -1 for nodes */
   int role;
-  int trail;   /* index into svg->trails, or -1 */
+  int trail; /* index into svg->trails, or -1 */
 } ident;
 
 typedef struct trail {
@@ -318,15 +318,19 @@ static const char *colour(int group) { return group < 0 ? "#555555" : PALETTE[(s
 static void put_text(FILE *f, const char *s) {
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   while (*p) {
-    int len = *p < 0x80 ? 1 : (*p >= 0xC2 && *p <= 0xDF) ? 2 : (*p >= 0xE0 && *p <= 0xEF) ? 3
-                           : (*p >= 0xF0 && *p <= 0xF4) ? 4 : 0;
+    int len = *p < 0x80                    ? 1
+              : (*p >= 0xC2 && *p <= 0xDF) ? 2
+              : (*p >= 0xE0 && *p <= 0xEF) ? 3
+              : (*p >= 0xF0 && *p <= 0xF4) ? 4
+                                           : 0;
     int i, ok = len > 0;
     for (i = 1; i < len && ok; i++) ok = (p[i] & 0xC0) == 0x80;
     if (ok && len == 3) {
       unsigned c = ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
       ok = c >= 0x800 && !(c >= 0xD800 && c <= 0xDFFF) && c != 0xFFFE && c != 0xFFFF;
     } else if (ok && len == 4) {
-      unsigned long c = ((p[0] & 0x07ul) << 18) | ((p[1] & 0x3Ful) << 12) | ((p[2] & 0x3Ful) << 6) | (p[3] & 0x3Ful);
+      unsigned long c =
+          ((p[0] & 0x07ul) << 18) | ((p[1] & 0x3Ful) << 12) | ((p[2] & 0x3Ful) << 6) | (p[3] & 0x3Ful);
       ok = c >= 0x10000 && c <= 0x10FFFF;
     }
     if (!ok) {
@@ -364,8 +368,8 @@ static double grid_step(double span) {
 
 /* The ground under the picture: a filled profile (side, front) or height-shaded cells
  * (top). Returns -1 when the ground callback failed. */
-static int draw_ground(FILE *f, const ikrig_svg *s, const layout *l, const double *gy, const int *hit, double bottom,
-                       ikrig_ground_fn ground, void *ud) {
+static int draw_ground(FILE *f, const ikrig_svg *s, const layout *l, const double *gy, const int *hit,
+                       double bottom, ikrig_ground_fn ground, void *ud) {
   int k;
   if (!ground) return 0;
   if (s->view != IKRIG_VIEW_TOP) {
@@ -378,11 +382,13 @@ static int draw_ground(FILE *f, const ikrig_svg *s, const layout *l, const doubl
       a = k;
       while (k <= GROUND_SAMPLES && hit[k]) k++;
       b = k - 1;
-      fprintf(f, "<polygon fill=\"#efe6d2\" stroke=\"none\" points=\"%.1f,%.1f", sx(l, s->u0 + a * du), bottom);
+      fprintf(f, "<polygon fill=\"#efe6d2\" stroke=\"none\" points=\"%.1f,%.1f", sx(l, s->u0 + a * du),
+              bottom);
       for (k = a; k <= b; k++) fprintf(f, " %.1f,%.1f", sx(l, s->u0 + k * du), sy(l, gy[k]));
       fprintf(f, " %.1f,%.1f\"/>\n", sx(l, s->u0 + b * du), bottom);
       fputs("<polyline fill=\"none\" stroke=\"#8d7b57\" stroke-width=\"2\" points=\"", f);
-      for (k = a; k <= b; k++) fprintf(f, "%s%.1f,%.1f", k > a ? " " : "", sx(l, s->u0 + k * du), sy(l, gy[k]));
+      for (k = a; k <= b; k++)
+        fprintf(f, "%s%.1f,%.1f", k > a ? " " : "", sx(l, s->u0 + k * du), sy(l, gy[k]));
       fputs("\"/>\n", f);
       k = b + 1;
     }
@@ -432,8 +438,8 @@ static int draw_ground(FILE *f, const ikrig_svg *s, const layout *l, const doubl
           if (!got[j * TOP_CELLS + i]) continue;
           /* light sand for the lowest ground, darker with height */
           fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\"/>\n",
-                  sx(l, s->u0 + i * du), sy(l, s->v0 + (j + 1) * dv), du * l->scale + 0.3, dv * l->scale + 0.3,
-                  (int)(239 - 70 * w), (int)(230 - 80 * w), (int)(210 - 110 * w));
+                  sx(l, s->u0 + i * du), sy(l, s->v0 + (j + 1) * dv), du * l->scale + 0.3,
+                  dv * l->scale + 0.3, (int)(239 - 70 * w), (int)(230 - 80 * w), (int)(210 - 110 * w));
         }
       fputs("</g>\n", f);
     }
@@ -463,7 +469,8 @@ static void draw_pose(FILE *f, const ikrig_svg *s, const layout *l, const frame 
     const item *it = &fr->items[i];
     const ident *d = &s->ids[it->id];
     if (d->group < 0) continue;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+    fprintf(f,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" stroke-width=\"2\"/>\n",
             sx(l, it->u), sy(l, it->v), colour(d->group));
   }
   for (i = 0; i < fr->n; i++) {
@@ -472,17 +479,19 @@ static void draw_pose(FILE *f, const ikrig_svg *s, const layout *l, const frame 
     double x = sx(l, it->u), y = sy(l, it->v);
     if (d->group >= 0) continue;
     if (d->role == IKRIG_TARGET) {
-      fprintf(f, "<g class=\"target\" stroke=\"#d62728\" stroke-width=\"2\" fill=\"none\"><circle cx=\"%.1f\" "
-                 "cy=\"%.1f\" r=\"8\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><line x1=\"%.1f\" "
-                 "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+      fprintf(f,
+              "<g class=\"target\" stroke=\"#d62728\" stroke-width=\"2\" fill=\"none\"><circle cx=\"%.1f\" "
+              "cy=\"%.1f\" r=\"8\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><line x1=\"%.1f\" "
+              "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
               x, y, x - 12, y, x + 12, y, x, y - 12, x, y + 12);
     } else if (d->role == IKRIG_POLE) {
-      fprintf(f, "<polygon class=\"pole\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#c9a3e0\" "
-                 "stroke=\"#7b3fa0\" stroke-width=\"2\"/>\n",
+      fprintf(f,
+              "<polygon class=\"pole\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#c9a3e0\" "
+              "stroke=\"#7b3fa0\" stroke-width=\"2\"/>\n",
               x, y - 8, x + 8, y, x, y + 8, x - 8, y);
     } else {
-      fprintf(f, "<rect class=\"node\" x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#888888\"/>\n", x - 3.5,
-              y - 3.5);
+      fprintf(f, "<rect class=\"node\" x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#888888\"/>\n",
+              x - 3.5, y - 3.5);
     }
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#444444\" font-size=\"11\">", x + 11, y - 9);
     put_text(f, d->name);
@@ -493,8 +502,8 @@ static void draw_pose(FILE *f, const ikrig_svg *s, const layout *l, const frame 
 
 /* The ground's profile along the view's horizontal at the scene's mean depth (side and
  * front views; nothing for top). -1 when the callback failed. */
-static int sample_ground(const ikrig_svg *s, ikrig_ground_fn ground, void *ud, double depth, double *gy, int *hit,
-                         double *gmin) {
+static int sample_ground(const ikrig_svg *s, ikrig_ground_fn ground, void *ud, double depth, double *gy,
+                         int *hit, double *gmin) {
   int k;
   *gmin = HUGE_VAL;
   memset(hit, 0, sizeof(int) * (GROUND_SAMPLES + 1));
@@ -548,10 +557,12 @@ static int write_svg(ikrig_svg *s, FILE *f, const char *title, ikrig_ground_fn g
   l.height = HEADER + dv * l.scale + 2 * MARGIN + FOOTER;
   bottom = sy(&l, s->v0);
 
-  fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-             "font-family=\"sans-serif\" font-size=\"12\">\n",
-          l.width, l.height, l.width, l.height);
+  fprintf(
+      f,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n",
+      l.width, l.height, l.width, l.height);
   fputs("<title>", f);
   put_text(f, title ? title : "ikrig");
   fputs("</title>\n", f);
@@ -563,13 +574,12 @@ static int write_svg(ikrig_svg *s, FILE *f, const char *title, ikrig_ground_fn g
   step = grid_step(du > dv ? du : dv);
   fputs("<g id=\"grid\" stroke=\"#e6e6e0\" stroke-width=\"1\">\n", f);
   for (g = ceil(s->u0 / step) * step; g <= s->u1; g += step)
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx(&l, g), sy(&l, s->v1), sx(&l, g),
-            bottom);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx(&l, g), sy(&l, s->v1),
+            sx(&l, g), bottom);
   for (g = ceil(s->v0 / step) * step; g <= s->v1; g += step)
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx(&l, s->u0), sy(&l, g), sx(&l, s->u1),
-            sy(&l, g));
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", sx(&l, s->u0), sy(&l, g),
+            sx(&l, s->u1), sy(&l, g));
   fputs("</g>\n", f);
-
 
   /* trails: targets' paths dashed, the scene's trails (feet) solid */
   fputs("<g id=\"trails\" fill=\"none\" stroke-linejoin=\"round\">\n", f);
@@ -577,9 +587,11 @@ static int write_svg(ikrig_svg *s, FILE *f, const char *title, ikrig_ground_fn g
     const trail *tr = &s->trails[i];
     if (tr->n < 2) continue;
     fprintf(f, "<polyline %s points=\"",
-            tr->target ? "stroke=\"#d62728\" stroke-opacity=\"0.45\" stroke-width=\"1.2\" stroke-dasharray=\"4 3\""
-                       : "stroke=\"#e08a1e\" stroke-width=\"1.8\"");
-    for (k = 0; k < tr->n; k++) fprintf(f, "%s%.1f,%.1f", k ? " " : "", sx(&l, tr->uv[2 * k]), sy(&l, tr->uv[2 * k + 1]));
+            tr->target
+                ? "stroke=\"#d62728\" stroke-opacity=\"0.45\" stroke-width=\"1.2\" stroke-dasharray=\"4 3\""
+                : "stroke=\"#e08a1e\" stroke-width=\"1.8\"");
+    for (k = 0; k < tr->n; k++)
+      fprintf(f, "%s%.1f,%.1f", k ? " " : "", sx(&l, tr->uv[2 * k]), sy(&l, tr->uv[2 * k + 1]));
     fputs("\"/>\n", f);
   }
   fputs("</g>\n", f);
@@ -591,41 +603,52 @@ static int write_svg(ikrig_svg *s, FILE *f, const char *title, ikrig_ground_fn g
   fprintf(f, "<text x=\"%.1f\" y=\"20\" font-size=\"15\" font-weight=\"bold\" fill=\"#222222\">", MARGIN);
   put_text(f, title ? title : "ikrig");
   fputs("</text>\n", f);
-  fprintf(f, "<text x=\"%.1f\" y=\"36\" fill=\"#555555\">%s view (%s); frames %ld to %ld, t = %.2f s</text>\n", MARGIN,
-          ikrig_view_name(s->view),
-          s->view == IKRIG_VIEW_TOP ? "x right, z down" : s->view == IKRIG_VIEW_FRONT ? "-z right, y up" : "x right, y up",
+  fprintf(f,
+          "<text x=\"%.1f\" y=\"36\" fill=\"#555555\">%s view (%s); frames %ld to %ld, t = %.2f s</text>\n",
+          MARGIN, ikrig_view_name(s->view),
+          s->view == IKRIG_VIEW_TOP     ? "x right, z down"
+          : s->view == IKRIG_VIEW_FRONT ? "-z right, y up"
+                                        : "x right, y up",
           s->first_frame < 0 ? 0L : s->first_frame, s->last.items ? s->last.number : 0L, s->last_time);
   {
     double x0 = sx(&l, s->u0) + 10, y0 = bottom - 12, len = step * l.scale;
-    fprintf(f, "<g id=\"scale\" stroke=\"#333333\" stroke-width=\"2\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-               "y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" "
-               "x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
-            x0, y0, x0 + len, y0, x0, y0 - 4, x0, y0 + 4, x0 + len, y0 - 4, x0 + len, y0 + 4);
+    fprintf(
+        f,
+        "<g id=\"scale\" stroke=\"#333333\" stroke-width=\"2\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+        "y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><line x1=\"%.1f\" y1=\"%.1f\" "
+        "x2=\"%.1f\" y2=\"%.1f\"/></g>\n",
+        x0, y0, x0 + len, y0, x0, y0 - 4, x0, y0 + 4, x0 + len, y0 - 4, x0 + len, y0 + 4);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#333333\">%g m</text>\n", x0 + len + 6, y0 + 4, step);
   }
   {
     double y = l.height - 10, x = MARGIN;
     fprintf(f, "<g id=\"legend\" fill=\"#444444\" font-size=\"11\">\n");
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"5\" "
-               "stroke-linecap=\"round\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" "
-               "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">bones, joints</text>\n",
-            x, y - 4, x + 22, y - 4, PALETTE[0], x + 22, y - 4, PALETTE[0], x + 32, y);
+    fprintf(
+        f,
+        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"5\" "
+        "stroke-linecap=\"round\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#ffffff\" stroke=\"%s\" "
+        "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\">bones, joints</text>\n",
+        x, y - 4, x + 22, y - 4, PALETTE[0], x + 22, y - 4, PALETTE[0], x + 32, y);
     x += 120;
-    fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\">target (dashed: its path)</text>\n",
+    fprintf(f,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\">target (dashed: its path)</text>\n",
             x + 6, y - 4, x + 18, y);
     x += 170;
-    fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#c9a3e0\" stroke=\"#7b3fa0\" "
-               "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.1f\">pole</text>\n",
+    fprintf(f,
+            "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#c9a3e0\" stroke=\"#7b3fa0\" "
+            "stroke-width=\"1.5\"/><text x=\"%.1f\" y=\"%.1f\">pole</text>\n",
             x + 6, y - 10, x + 12, y - 4, x + 6, y + 2, x, y - 4, x + 18, y);
     x += 60;
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e08a1e\" stroke-width=\"2\"/>"
-               "<text x=\"%.1f\" y=\"%.1f\">trail</text>\n",
+    fprintf(f,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e08a1e\" stroke-width=\"2\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\">trail</text>\n",
             x, y - 4, x + 20, y - 4, x + 26, y);
     x += 70;
     if (ground)
-      fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"9\" fill=\"#efe6d2\" stroke=\"#8d7b57\"/>"
-                 "<text x=\"%.1f\" y=\"%.1f\">ground</text>\n",
+      fprintf(f,
+              "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"9\" fill=\"#efe6d2\" stroke=\"#8d7b57\"/>"
+              "<text x=\"%.1f\" y=\"%.1f\">ground</text>\n",
               x, y - 9, x + 24, y);
     fputs("</g>\n", f);
   }

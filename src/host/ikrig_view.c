@@ -31,8 +31,8 @@
 #include "ikrig_view.h"
 
 #include <arpa/inet.h>
-#include <civetweb.h>
 #include <cJSON.h>
+#include <civetweb.h>
 #include <dirent.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
@@ -104,7 +104,8 @@ static const char WRAPPER[] =
     "  if not s or not s.ground then return nil end\n"
     "  local m = s.ground_mesh\n"
     "  if not m and real_name == 'ik.demo.scene' then m = package.loaded['ik.demo.terrain'] end\n"
-    "  if type(m) ~= 'table' or type(m.vertices) ~= 'table' or type(m.triangles) ~= 'table' then return nil end\n"
+    "  if type(m) ~= 'table' or type(m.vertices) ~= 'table' or type(m.triangles) ~= 'table' then return nil "
+    "end\n"
     "  local v, t = {}, {}\n"
     "  for _, p in ipairs(m.vertices) do\n"
     "    v[#v + 1] = string.format('%.4f,%.4f,%.4f', p[1] or p.x, p[2] or p.y, p[3] or p.z)\n"
@@ -112,7 +113,8 @@ static const char WRAPPER[] =
     "  for _, tr in ipairs(m.triangles) do\n"
     "    t[#t + 1] = string.format('%d,%d,%d', tr[1] - 1, tr[2] - 1, tr[3] - 1)\n"
     "  end\n"
-    "  return '{\"vertices\":[' .. table.concat(v, ',') .. '],\"triangles\":[' .. table.concat(t, ',') .. ']}'\n"
+    "  return '{\"vertices\":[' .. table.concat(v, ',') .. '],\"triangles\":[' .. table.concat(t, ',') .. "
+    "']}'\n"
     "end\n"
     "return M\n";
 
@@ -608,8 +610,8 @@ static int three_handler(struct mg_connection *conn, void *ud) {
     return 400;
   }
   for (i = 0; rest[i]; i++)
-    if (!((rest[i] >= 'a' && rest[i] <= 'z') || (rest[i] >= 'A' && rest[i] <= 'Z') || (rest[i] >= '0' && rest[i] <= '9') ||
-          strchr("/._-", rest[i]))) {
+    if (!((rest[i] >= 'a' && rest[i] <= 'z') || (rest[i] >= 'A' && rest[i] <= 'Z') ||
+          (rest[i] >= '0' && rest[i] <= '9') || strchr("/._-", rest[i]))) {
       mg_send_http_error(conn, 400, "%s", "bad path");
       return 400;
     }
@@ -649,8 +651,10 @@ static void handle_message(lua_State *L, loop_state *ls, const char *text) {
         double p[3];
         for (i = 0; i < 3; i++) {
           const cJSON *v = cJSON_GetArrayItem(pos, i);
-          if (!cJSON_IsNumber(v) || !(v->valuedouble > -1e6 && v->valuedouble < 1e6)) ok = 0;
-          else p[i] = v->valuedouble;
+          if (!cJSON_IsNumber(v) || !(v->valuedouble > -1e6 && v->valuedouble < 1e6))
+            ok = 0;
+          else
+            p[i] = v->valuedouble;
         }
         if (ok && push_view_fn(L, "move")) {
           lua_pushstring(L, node->valuestring);
@@ -693,7 +697,8 @@ static unsigned long pose_signature(const ikrig_pose *p) {
     const char *c;
     for (c = t->owner ? t->owner : "."; *c; c++) h = h * 33u + (unsigned char)*c;
     for (c = t->name; c && *c; c++) h = h * 33u + (unsigned char)*c;
-    h = h * 33u + (unsigned long)(t->parent + 7) * 131u + (unsigned long)t->role * 7u + (unsigned long)t->trail;
+    h = h * 33u + (unsigned long)(t->parent + 7) * 131u + (unsigned long)t->role * 7u +
+        (unsigned long)t->trail;
   }
   return h;
 }
@@ -718,8 +723,10 @@ static cJSON *scripts_json(const ikrig_runtime *rt) {
     if (!o) break;
     cJSON_AddStringToObject(o, "path", sc->path ? sc->path : "?");
     cJSON_AddStringToObject(o, "status", sc->status ? sc->status : "?");
-    if (sc->error) cJSON_AddStringToObject(o, "error", clip(sc->error, buf));
-    else cJSON_AddNullToObject(o, "error");
+    if (sc->error)
+      cJSON_AddStringToObject(o, "error", clip(sc->error, buf));
+    else
+      cJSON_AddNullToObject(o, "error");
     cJSON_AddItemToArray(a, o);
   }
   return a;
@@ -809,8 +816,10 @@ static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *g
     const ikrig_transform *t = &p->transforms[i];
     cJSON *o = cJSON_CreateObject();
     static const char *roles[] = {"bone", "node", "target", "pole"};
-    if (t->owner) cJSON_AddStringToObject(o, "owner", t->owner);
-    else cJSON_AddNullToObject(o, "owner");
+    if (t->owner)
+      cJSON_AddStringToObject(o, "owner", t->owner);
+    else
+      cJSON_AddNullToObject(o, "owner");
     cJSON_AddStringToObject(o, "name", t->name ? t->name : "?");
     cJSON_AddNumberToObject(o, "parent", t->parent);
     cJSON_AddStringToObject(o, "role", t->role >= 0 && t->role <= 3 ? roles[t->role] : "node");

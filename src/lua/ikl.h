@@ -1,15 +1,26 @@
 /*
  * ikl.h: what the binding files share. Not installed.
  *
- * One file per Lua-visible type (ikl_vec3.c, ikl_quat.c, ikl_chain.c, ikl_pole.c,
- * ikl_constraint.c), each with an ikl_open_* that builds its metatable and puts its
- * constructor in the module table on top of the stack. No C globals: metatables live in
- * the registry under their type names, which are also their __name.
+ * The binding translates: Lua values in, checked, to the scene's and the core's C types,
+ * their results and refusals out as Lua values and errors. Its files:
+ *   ikl_module.c     luaopen_ik_core: the module table, each type's opener
+ *   ikl_util.c       argument checkers, messages, metatables (declared below)
+ *   ikl_compat.h     one source for Lua 5.4, 5.1 and LuaJIT
+ *   ikl_vec3.c       ik.vec3              ikl_quat.c        ik.quat
+ *   ikl_pole.c       ik.pole              ikl_constraint.c  ik.cone, ik.hinge
+ *   ikl_chain.c      ik.chain             ikl_xform.c       the transform contract (ikl_xform.h)
+ *   ikl_batch.c      ik.batch             ikl_skeleton.c    ik.skeleton, ik.bone
+ *   ikl_node.c       ik.node              ikl_ground.c      ik.ground
+ *   ikl_foot.c       ik.foot, ik.pelvis   ikl_watch.c       ik.watch
+ * Each type's file has an ikl_open_* that builds its metatable and puts its constructor
+ * in the module table on top of the stack. No C globals: metatables live in the
+ * registry under their type names, which are also their __name.
  */
 #ifndef IKL_H
 #define IKL_H
 
 #include "ik.h"
+#include "ik_bone_chain.h"
 #include "ikl_compat.h"
 
 #define IKL_VEC3 "ik.vec3"
@@ -20,12 +31,8 @@
 #define IKL_HINGE "ik.hinge"
 
 /* A pole target: where the chain bends towards, and how much. Mutable; a chain that
- * holds one reads it at each solve. */
-typedef struct ikl_pole {
-  ik_vec3 position;
-  ik_real weight;
-  int closed;
-} ikl_pole;
+ * holds one reads it at each solve (ik_bone_chain.h). */
+typedef struct ik_chain_pole ikl_pole;
 
 /* A joint constraint: immutable once made, so chains copy it. */
 typedef struct ikl_constraint {
@@ -38,12 +45,12 @@ void ikl_open_quat(lua_State *L);
 void ikl_open_pole(lua_State *L);
 void ikl_open_constraint(lua_State *L);
 void ikl_open_chain(lua_State *L);
-void ikl_open_batch(lua_State *L);  /* ik.batch (ikl_batch.c) */
+void ikl_open_batch(lua_State *L); /* ik.batch (ikl_batch.c) */
 void ikl_open_skeleton(lua_State *L);
 void ikl_open_node(lua_State *L);
-void ikl_open_ground(lua_State *L); /* the table ik.ground */
-void ikl_open_foot(lua_State *L);   /* ik.foot and ik.pelvis */
-void ikl_open_watch(lua_State *L);  /* ik.watch: file change detection (ikl_watch.c) */
+void ikl_open_ground(lua_State *L);  /* the table ik.ground */
+void ikl_open_foot(lua_State *L);    /* ik.foot and ik.pelvis */
+void ikl_open_watch(lua_State *L);   /* ik.watch: file change detection (ikl_watch.c) */
 void ikl_open_pattern(lua_State *L); /* ik.core._sandbox_patterns (ikl_pattern.c) */
 void ikl_open_import(lua_State *L);  /* ik.import, ik.import_string (ikl_import.c); after skeleton */
 void ikl_open_sandbox(lua_State *L); /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
@@ -110,71 +117,24 @@ struct ik_node *ikl_tonode_ref(lua_State *L, int idx, const int **closed);
 
 /* ---- chains (ikl_chain.c), for ik.batch ---- */
 
-/* One solve of a chain is three phases, so that a batch can run the middle one for many
- * chains over threads: gather (Lua thread: reads target, pole and bones), solve (C
- * only, touching nothing but the chain's own buffers: safe on any thread, one chain per
- * thread at a time), scatter (Lua thread: turns the bones, measures the result). */
-typedef struct ikl_chain ikl_chain;
-
-/* Which C job the solve phase of a gathered chain is: one a batch may hand to
- * ik_batch_run (an ik_fabrik_job, an ik_two_bone_job), or none (solved whole by
- * ikl_chain_solve). */
-enum { IKL_LANE_NONE, IKL_LANE_FABRIK, IKL_LANE_TWO_BONE };
+/* An ik.chain's userdata is the scene's chain (ik_bone_chain.h): its solve phase and,
+ * for chains kept in C, its gather and scatter run with no Lua. The binding adds the
+ * phases that read and turn Lua's transforms. */
+typedef struct ik_bone_chain ikl_chain;
 
 /* chain:constraint_shapes() (the chain at 1): for a caller that must not look the method
  * up through a metatable a script can reach. */
 int ikl_chain_constraint_shapes(lua_State *L);
 /* The chain at idx (open or closed), or NULL when it is no ik.chain. */
 ikl_chain *ikl_tochain(lua_State *L, int idx);
-int ikl_chain_closed(const ikl_chain *c);
-int ikl_chain_bound(const ikl_chain *c);
 /* Gather, for the open chain c at stack index ci (absolute): the target is the value at
  * ti, or with ti 0 the chain's own `target`. Raises as chain:solve does; a missing
- * target as "ik.batch: chain <index> has no target" when index > 0. Returns the lane.
- * Leaves the stack as it found it. */
+ * target as "ik.batch: chain <index> has no target" when index > 0. Returns the lane
+ * (IK_LANE_*). Leaves the stack as it found it. */
 int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index);
-/* Solve, whole (any lane). */
-void ikl_chain_solve(ikl_chain *c);
-/* Solve in three steps, for the lanes: prepare fills `job` (an ik_fabrik_job or an
- * ik_two_bone_job, after the lane) over the chain's buffers; the caller runs it (alone
- * or in ik_batch_run) and hands back what it said to finish. */
-void ikl_chain_prepare(ikl_chain *c, int lane, void *job);
-void ikl_chain_finish(ikl_chain *c, const ik_result *r, ik_status st);
 /* Scatter, for the chain at ci (absolute). Raises when the solver refused the chain.
  * Returns the chain's result, which stays readable until its next gather. */
 const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci);
-/* The last result scatter gave. */
-const ik_result *ikl_chain_result(const ikl_chain *c);
-/* The target (and match_rotation's rotation, else identity) gather read; retarget
- * replaces them between gather and solve (a foot's correction, say). */
-void ikl_chain_target(const ikl_chain *c, ik_vec3 *target, ik_quat *rotation);
-void ikl_chain_retarget(ikl_chain *c, ik_vec3 target, ik_quat rotation);
-
-/* Gather and scatter with no Lua, for a batch to run off the Lua thread. A chain whose
- * bones are all ik.bones of one skeleton, and whose target and pole are kept in C and
- * read nothing but that skeleton (or nodes hanging from nothing), touches no other
- * skeleton: ikl_chain_skeleton names that skeleton (NULL for any other chain; call it on
- * the Lua thread: it refreshes the free nodes such a chain reads, so that reading them
- * later writes nothing). Chains of one skeleton must then be run by one thread, in
- * order. gather_native returns the lane as ikl_chain_gather does, or -1 where
- * ikl_chain_gather would raise; scatter_native returns 0, or -1 where
- * ikl_chain_scatter would raise: call those on the Lua thread then, to raise. */
-struct ik_skeleton;
-const struct ik_skeleton *ikl_chain_skeleton(const ikl_chain *c);
-int ikl_chain_gather_native(ikl_chain *c);
-int ikl_chain_scatter_native(ikl_chain *c);
-/* Gather, with no Lua, for a point chain whose target is a kept vec3, ik.bone or ik.node
- * and whose pole is an open ik.pole or none: the lane, or -1 for any other chain
- * (ikl_chain_gather it). A bone or node target is read, and refreshed, only when
- * lua_thread is set; off it (any thread, each chain on one) only a vec3 target is taken
- * and -1 says to try again on the Lua thread. scatter_native takes point chains too. */
-int ikl_chain_gather_point(ikl_chain *c, int lua_thread);
-/* Asks for some of a chain's memory to be brought into cache: a hint, for a pass over
- * many chains, given a few chains ahead. HEADER first: SOLVE (the arrays every solve
- * touches) and REFS (the kept target's and pole's transforms, the skeleton's closed
- * flag) read the header. */
-enum { IKL_PREFETCH_HEADER, IKL_PREFETCH_SOLVE, IKL_PREFETCH_REFS };
-void ikl_chain_prefetch(const ikl_chain *c, int what);
 
 /* ---- feet (ikl_foot.c), for ik.batch ---- */
 
@@ -186,12 +146,7 @@ int ikl_tofoot(lua_State *L, int idx, struct ik_foot_params **params, struct ik_
 /* What a caller that keeps an ik.foot between calls (ik.batch) checks before each use,
  * with no Lua: the foot's closed flag, and its ground as last set with that ground's
  * closed flag. Good while the foot is alive (it keeps its ground alive). */
-struct ik_ground;
-typedef struct ikl_foot_link {
-  const int *closed;
-  const struct ik_ground *ground;
-  const int *ground_closed;
-} ikl_foot_link;
+typedef struct ik_foot_link ikl_foot_link; /* ik_bone_batch.h */
 const ikl_foot_link *ikl_foot_link_of(lua_State *L, int idx);
 
 /* ---- ground (ikl_ground.c), for the types that query one ---- */
@@ -287,20 +242,26 @@ int ikl_fielderror(lua_State *L, const char *owner, const char *field, const cha
  * otherwise be ignored in silence, its default used. */
 void ikl_check_keys(lua_State *L, int t, const char *owner, const char *const *names, const char *list);
 
+/* Every type's assignments fail alike: a field it does not have raises "<tname>: no
+ * field 'k' (fields: ...)" (ikl_check_keys' wording), and a type whose fields are all
+ * read-only raises this, "<tname>: fields are read-only (<hint>)". */
+int ikl_readonly(lua_State *L, const char *tname, const char *hint);
+
 /* Whether the value at idx can be indexed without raising for want of a way to: a table,
  * or a userdata whose metatable has __index. */
 int ikl_indexable(lua_State *L, int idx);
 
 /* Reads field `name` of the table at `t` (which must be a table) as a finite number in
  * [lo, hi] (either bound may be -HUGE_VAL/HUGE_VAL), or def when the field is nil. */
-ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def,
-                          ik_real lo, ik_real hi, const char *expected);
+ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def, ik_real lo,
+                          ik_real hi, const char *expected);
 /* Same for a vec3-like field; returns 0 when nil (out untouched). */
 int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, ik_vec3 *out);
 
 /* Makes a metatable for tname with __name and `metameth` set, and methods in a table
  * that becomes __index unless metameth defines __index itself (then the methods table
- * is that function's first upvalue). Leaves the metatable on the stack. */
+ * is that function's first upvalue). A type with no __newindex of its own gets one that
+ * raises as ikl_readonly. Leaves the metatable on the stack. */
 void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const luaL_Reg *metameth);
 
 /* Whether a number (a vector, a quaternion) is usable as an input: finite and within

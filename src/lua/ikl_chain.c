@@ -47,11 +47,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "ik_internal.h" /* ik__rotations_run_valid */
-#include "ik_skeleton.h"
+#include "ik_bone_chain.h"
 #include "ikl.h"
+#include "ikl_xform.h"
 
-enum { SOLVER_FABRIK, SOLVER_CCD, SOLVER_TWO_BONE, SOLVER_DLS };
+/* Named in the order of the solvers' enum (ik_bone_chain.h). */
 static const char *const solver_names[] = {"fabrik", "ccd", "two_bone", "dls", NULL};
 #define SOLVER_LIST "'fabrik', 'ccd', 'two_bone' or 'dls'"
 
@@ -84,97 +84,10 @@ static const char *const bone_spec_keys[] = {"bones",         "solver", "iterati
 
 static const char *const mode_names[] = {"plain", "refined", NULL};
 
-/* The pole as one solve sees it. */
-typedef struct pole_now {
-  int has;
-  ik_vec3 position;
-  ik_real weight;
-} pole_now;
-
-/* A transform the chain keeps (a bone; its stored target or pole), sorted once when it
- * is given: an ik.bone or ik.node is then read and written through its C pointers at
- * each solve, with no Lua call (its closed flag is checked first). A host object
- * (XREF_NONE) goes through its methods. */
-enum { XREF_NONE, XREF_BONE, XREF_NODE, XREF_VEC3 };
-typedef struct xref {
-  int kind;
-  ik_skeleton *sk; /* XREF_BONE: its skeleton and C index */
-  int bone;
-  ik_node *node; /* XREF_NODE */
-  const int *closed;
-  ik_vec3 value; /* XREF_VEC3: a stored target (a copy: chain.target reads give copies too) */
-} xref;
-
-/* One solve of one chain, in three phases: gather (Lua thread: reads the target, the
- * pole and a bone chain's bones into the chain), solve (C only, so a batch runs it on
- * any thread), scatter (Lua thread: turns the bones, says the result). What gather
- * reads and solve answers is kept here between them. */
-typedef struct solve_state {
-  ik_vec3 target;
-  pole_now pole;
-  int off; /* weight 0: nothing to solve */
-  ik_status status;
-  ik_result result;
-  ik_quat target_rotation; /* match_rotation's; a foot's (ik.batch) */
-  /* Bone chains only, from here (a point chain's base_turn stays the identity). */
-  ik_quat base_turn; /* what bone 1 hangs from has turned since the chain was made */
-  /* The world rotation of what bone 1 hangs from now (identity when the bone cannot
-   * tell): the frame the warm pose is kept in, so it turns with the body. */
-  ik_quat frame;
-} solve_state;
-
-/* The header of a chain's userdata; its arrays follow it in the same block (new_chain:
- * constraints, positions, before, rest, start, lengths, then a bone chain's rotations
- * and refs). Each array's size is a multiple of ik_real's alignment and the header
- * holds an ik_real, so every array starts aligned. Userdata never move: the
- * pointers stay good. What every solve of a point chain reads comes first, so that a
- * batch of many chains brings few cache lines of each one from memory. */
-struct ikl_chain {
-  int count, solver, iterations;
-  int closed;
-  int bound;             /* made from bones: the uservalue holds them under "bones" */
-  int constrained;       /* any constraint set: the solvers skip the pass when not */
-  int deterministic;     /* start every solve from the given (point) or animated (bone) pose */
-  int pole_is_transform; /* bone chains: the uservalue's "pole" is a transform */
-  ik_fabrik_mode mode;
-  ik_real tolerance, weight;
-  ik_vec3 *positions; /* count: the pose solve() moves */
-  /* count: point chains, the pose given at creation or by set_positions (where a
-   * deterministic chain starts); bone chains, the last solution as count - 1 unit bone
-   * directions in `frame` (where the next solve starts: warm start). */
-  ik_vec3 *start;
-  ik_real *lengths;  /* count - 1: bone i joins joint i and i + 1 */
-  ikl_pole *pole;    /* NULL, or the pole kept alive in the uservalue */
-  /* Bone chains whose bones are all ik.bones of one skeleton: that skeleton and its
-   * closed flag (bones never change), else NULL. */
-  ik_skeleton *one_sk;
-  const int *one_sk_closed;
-  xref target_ref;   /* the stored target */
-  solve_state now;
-  ik_constraint *constraints; /* count - 1, IK_CONSTRAINT_NONE where unset */
-  ik_vec3 *before;            /* count, scratch: the pose before a blended solve, or a
-                                 list being checked before it replaces the pose; for a
-                                 bone chain, the bones' positions as read */
-  ik_vec3 *rest;              /* count: the pose given at creation (hinge axes) */
-  ik_quat *rotations;         /* bone chains only (else NULL), count: the bones' world
-                                 rotations, read, then turned by the rotations job */
-  xref *refs;                 /* bone chains only (else NULL), count: the bones */
-  xref pole_ref;              /* a bone chain's pole transform */
-  ik_vec3 base_direction;     /* zero: none */
-  /* Bone chains: the world rotation of what bone 1 hangs from when the chain was made
-   * (when the bone can tell: see parent_rotation), so that bone 1's constraint turns
-   * with the character. */
-  ik_quat base_rest;
-  int has_base_rest;  /* base_rest is known */
-  int match_rotation; /* bone chains: the tip takes the target's rotation */
-  int native;         /* bone chains: every bone is an ik.bone or ik.node (refs) */
-  int has_warm;       /* bone chains: start holds a solution */
-};
-
 /* Keeps the size of the block well inside what every Lua can allocate. */
 #define PER_JOINT (sizeof(ik_constraint) + sizeof(ik_real) + 4 * sizeof(ik_vec3))
 #define MAX_JOINTS ((int)((INT_MAX - sizeof(ikl_chain)) / PER_JOINT))
-#define MAX_BONES ((int)((INT_MAX - sizeof(ikl_chain)) / (PER_JOINT + sizeof(ik_quat) + sizeof(xref))))
+#define MAX_BONES ((int)((INT_MAX - sizeof(ikl_chain)) / (PER_JOINT + sizeof(ik_quat) + sizeof(ik_ref))))
 
 static ikl_chain *check(lua_State *L, int arg) { return (ikl_chain *)luaL_checkudata(L, arg, IKL_CHAIN); }
 
@@ -183,7 +96,6 @@ static ikl_chain *check_open(lua_State *L, int arg) {
   if (c->closed) luaL_error(L, "attempt to use a closed ik.chain");
   return c;
 }
-
 
 /* 0-based index from the 1-based integer at arg, which must lie in 1..last. */
 static int check_index(lua_State *L, int arg, int last) { return ikl_checkindex(L, arg, last); }
@@ -238,302 +150,10 @@ static const char *reach_problem(lua_State *L, const ikl_chain *c, const ik_vec3
   chain.derive_lengths = lengths == NULL;
   if (ik_chain_validate(&chain, &err) == IK_OK) return NULL;
   if (err.status != IK_E_RANGE) return ik_status_message(err.status);
-  return lua_pushfstring(L, "the chain reaches too far: its root's largest coordinate plus its length must be "
-                            "at most %s",
+  return lua_pushfstring(L,
+                         "the chain reaches too far: its root's largest coordinate plus its length must be "
+                         "at most %s",
                          ikl_pushnumstr(L, (lua_Number)IK_REAL_MAX_REACH));
-}
-
-/* ---- transforms ---- */
-
-/* The methods each use of a transform needs; the first, get_position, is what tells a
- * transform from a vec3-like table. */
-static const char *const BONE_METHODS[] = {"get_position", "get_rotation", "set_rotation", NULL};
-static const char *const TARGET_METHODS[] = {"get_position", "get_rotation", NULL};
-static const char *const POLE_METHODS[] = {"get_position", NULL};
-
-enum { NOT_TRANSFORM, IS_TRANSFORM, PARTIAL_TRANSFORM };
-
-/* Whether the value at idx keeps the transform contract `methods`: an ik.bone or ik.node
- * always does (raising when closed); the module's other types never do; any other table
- * or userdata does when it has every method. PARTIAL_TRANSFORM: it has get_position but
- * lacks *missing, so it meant to be one. */
-static int transform_kind(lua_State *L, int idx, const char *const *methods, const char **missing) {
-  ik_skeleton *sk;
-  int bone, i, type = lua_type(L, idx);
-  *missing = NULL;
-  if (ikl_tobone(L, idx, &sk, &bone) || ikl_tonode(L, idx)) return IS_TRANSFORM;
-  /* Indexing a userdata without __index would raise. */
-  if (!ikl_indexable(L, idx)) return NOT_TRANSFORM;
-  if (type == LUA_TUSERDATA && strncmp(ikl_typename(L, idx), "ik.", 3) == 0) return NOT_TRANSFORM;
-  idx = lua_absindex(L, idx);
-  for (i = 0; methods[i]; i++) {
-    lua_getfield(L, idx, methods[i]);
-    if (lua_isnil(L, -1)) *missing = methods[i];
-    lua_pop(L, 1);
-    if (*missing) return i == 0 ? NOT_TRANSFORM : PARTIAL_TRANSFORM;
-  }
-  return IS_TRANSFORM;
-}
-
-/* A transform on the stack, sorted once: an ik.bone or ik.node is read and written in C
- * (the fast path: no allocation), anything else through its methods. */
-typedef struct xform {
-  int idx;
-  ik_skeleton *sk; /* an ik.bone: its skeleton and C index */
-  int bone;
-  const ik_node *node; /* an ik.node */
-} xform;
-
-static void xform_at(lua_State *L, int idx, xform *t) {
-  t->idx = lua_absindex(L, idx);
-  t->node = NULL;
-  if (!ikl_tobone(L, t->idx, &t->sk, &t->bone)) {
-    t->sk = NULL;
-    t->node = ikl_tonode(L, t->idx);
-  }
-}
-
-/* What a message says is being read: "bone 2", or `name` (the target, the pole). */
-static const char *label(lua_State *L, const char *name, int bone) {
-  return bone > 0 ? lua_pushfstring(L, "bone %d", bone) : name;
-}
-
-/* Raises a problem with what a transform gave or is: at construction or assignment as
- * "ik.chain: bad field '<field>' (<what>)", in solve (field NULL) as "ik.chain: <what>". */
-static int transform_error(lua_State *L, const char *field, const char *what) {
-  if (field) return luaL_error(L, "ik.chain: bad field '%s' (%s)", field, what);
-  return luaL_error(L, "ik.chain: %s", what);
-}
-
-/* Calls the object's method with no argument and leaves the one result on the stack. */
-static void call_getter(lua_State *L, int idx, const char *method) {
-  lua_getfield(L, idx, method);
-  lua_pushvalue(L, idx);
-  lua_call(L, 1, 1);
-}
-
-/* World position of the transform; raises (see transform_error) when a host object
- * returns something unusable. */
-static ik_vec3 xform_position(lua_State *L, const xform *t, const char *field, const char *name, int bone) {
-  ik_vec3 p;
-  if (t->sk) {
-    ik_skeleton_get_world(t->sk, t->bone, &p, NULL);
-    return p;
-  }
-  if (t->node) {
-    ik_node_get_world(t->node, &p, NULL);
-    return p;
-  }
-  call_getter(L, t->idx, "get_position");
-  if (!ikl_tovec3(L, -1, &p)) {
-    const char *got = ikl_typename(L, -1);
-    transform_error(L, field, lua_pushfstring(L, "%s: get_position returned %s (vec3 expected)",
-                                              label(L, name, bone), got));
-  }
-  if (!ikl_vec3_usable(p))
-    transform_error(L, field, lua_pushfstring(L, "%s: get_position returned NaN, inf or a huge component",
-                                              label(L, name, bone)));
-  lua_pop(L, 1);
-  return p;
-}
-
-/* A quaternion a host object returned (at the top of the stack, popped): any finite
- * non-zero one, as ik.bone and ik.node take them. */
-static ik_quat returned_quat(lua_State *L, const char *method, const char *field, const char *name,
-                             int bone) {
-  ik_quat q;
-  if (!ikl_toquat(L, -1, &q)) {
-    const char *got = ikl_typename(L, -1);
-    transform_error(L, field, lua_pushfstring(L, "%s: %s returned %s (quat expected)", label(L, name, bone),
-                                              method, got));
-  }
-  if (!ikl_rotation_usable(q))
-    transform_error(L, field, lua_pushfstring(L, "%s: %s returned a zero, NaN, inf or huge quat",
-                                              label(L, name, bone), method));
-  lua_pop(L, 1);
-  return q;
-}
-
-/* World rotation of the transform. */
-static ik_quat xform_rotation(lua_State *L, const xform *t, const char *field, const char *name, int bone) {
-  ik_quat q;
-  if (t->sk) {
-    ik_skeleton_get_world(t->sk, t->bone, NULL, &q);
-    return q;
-  }
-  if (t->node) {
-    ik_node_get_world(t->node, NULL, &q);
-    return q;
-  }
-  call_getter(L, t->idx, "get_rotation");
-  return returned_quat(L, "get_rotation", field, name, bone);
-}
-
-/* Turns the transform to a world rotation; bone (1-based) names it in messages. */
-static void xform_set_rotation(lua_State *L, const xform *t, ik_quat q, int bone) {
-  ik_status st = IK_OK;
-  if (t->sk) {
-    st = ik_skeleton_set_world_rotation(t->sk, t->bone, q);
-  } else if (t->node) {
-    /* ikl_tonode hands nodes out const for readers; this one is a live ik.node the
-     * chain was given to turn, as its own set_rotation would. */
-    st = ik_node_set_world_rotation((ik_node *)t->node, q);
-  } else {
-    lua_getfield(L, t->idx, "set_rotation");
-    lua_pushvalue(L, t->idx);
-    ikl_pushquat(L, q);
-    lua_call(L, 2, 0);
-  }
-  if (st != IK_OK)
-    luaL_error(L, "ik.chain: bone %d refused its new rotation (%s)", bone, ik_status_message(st));
-}
-
-/* The world rotation of what the transform hangs from, as world * inverse(local): from
- * the transform alone, whatever the host's hierarchy. 0 when it cannot tell (a host
- * object without get_local_rotation: its chain's bone 1 constraint then stays in world
- * space). */
-static int parent_rotation(lua_State *L, const xform *t, ik_quat world, ik_quat *out, const char *field) {
-  ik_quat local;
-  if (t->sk) {
-    ik_skeleton_get_local(t->sk, t->bone, NULL, &local);
-  } else if (t->node) {
-    ik_node_get_local(t->node, NULL, &local);
-  } else {
-    lua_getfield(L, t->idx, "get_local_rotation");
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 1);
-      return 0;
-    }
-    lua_pushvalue(L, t->idx);
-    lua_call(L, 1, 1);
-    local = returned_quat(L, "get_local_rotation", field, NULL, 1);
-  }
-  *out = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(world), ik_quat_inverse(local)));
-  return 1;
-}
-
-/* Pushes the chain's list of bones (the chain is at ci). */
-static void push_bones(lua_State *L, int ci) {
-  ikl_getuservalue(L, ci);
-  lua_getfield(L, -1, "bones");
-  lua_remove(L, -2);
-}
-
-/* Sorts the transform at idx into *r: XREF_BONE, XREF_NODE or XREF_NONE (returned). */
-static int xref_at(lua_State *L, int idx, xref *r) {
-  memset(r, 0, sizeof *r);
-  if (ikl_tobone_ref(L, idx, &r->sk, &r->bone, &r->closed))
-    r->kind = XREF_BONE;
-  else if ((r->node = ikl_tonode_ref(L, idx, &r->closed)) != NULL)
-    r->kind = XREF_NODE;
-  return r->kind;
-}
-
-/* The xform of a kept ik.bone or ik.node, raising as ikl_tobone and ikl_tonode do when
- * it has been closed since. */
-static void xref_xform(lua_State *L, const xref *r, xform *t) {
-  if (*r->closed)
-    luaL_error(L, r->kind == XREF_BONE ? "attempt to use a bone of a closed ik.skeleton"
-                                       : "attempt to use a closed ik.node");
-  t->idx = 0;
-  t->sk = r->kind == XREF_BONE ? r->sk : NULL;
-  t->bone = r->bone;
-  t->node = r->kind == XREF_NODE ? r->node : NULL;
-}
-
-/* Bone i (0-based) of a bone chain (at ci): from its ref, or pushed from the list. */
-static void bone_xform(lua_State *L, const ikl_chain *c, int ci, int i, xform *t) {
-  if (c->native) {
-    xref_xform(L, &c->refs[i], t);
-    return;
-  }
-  push_bones(L, ci);
-  lua_rawgeti(L, -1, i + 1);
-  lua_remove(L, -2);
-  xform_at(L, -1, t);
-}
-
-/* Pops what bone_xform pushed. */
-static void bone_done(lua_State *L, const ikl_chain *c) {
-  if (!c->native) lua_pop(L, 1);
-}
-
-/* Position of bone i (0-based) of a bone chain, read now. */
-static ik_vec3 bone_position(lua_State *L, const ikl_chain *c, int ci, int i) {
-  xform t;
-  ik_vec3 p;
-  bone_xform(L, c, ci, i, &t);
-  p = xform_position(L, &t, NULL, NULL, i + 1);
-  bone_done(L, c);
-  return p;
-}
-
-/* moves_with for a kept ik.bone or ik.node, in C, when every bone is one too. */
-static int moves_with_ref(const ikl_chain *c, const xref *v, int *is_bone) {
-  int i;
-  for (i = c->count; i >= 1; i--) {
-    const xref *b = &c->refs[i - 1];
-    *is_bone = v->kind == b->kind &&
-               (v->kind == XREF_BONE ? v->sk == b->sk && v->bone == b->bone : v->node == b->node);
-    if (*is_bone) return i;
-    if (b->kind == XREF_BONE &&
-        (v->kind == XREF_NODE ? ik_node_depends_on_bone(v->node, b->sk, b->bone)
-                              : v->sk == b->sk && ik_skeleton_in_subtree(b->sk, v->bone, b->bone)))
-      return i;
-  }
-  return 0;
-}
-
-/* The 1-based index of the bone of this chain that the value at idx would move with: it
- * is that bone (*is_bone set), or an ik.node or ik.bone hanging from it or from below
- * it. The bone nearest the tip is named: a target on the hand depends on the shoulder
- * too, but the hand is where it was put. 0 when it moves with none that the chain can
- * see (host objects' hierarchies are not visible, nor the parents of ik.node bones). */
-static int moves_with(lua_State *L, const ikl_chain *c, int ci, int idx, int *is_bone) {
-  const ik_node *node;
-  ik_skeleton *sk, *value_sk = NULL;
-  int i, bone, value_bone = -1, found = 0;
-  if (!c->bound) return 0; /* a point chain's joints are its own: nothing can hang from them */
-  idx = lua_absindex(L, idx);
-  if (c->native) {
-    xref v;
-    *is_bone = 0;
-    return xref_at(L, idx, &v) ? moves_with_ref(c, &v, is_bone) : 0;
-  }
-  node = ikl_tonode(L, idx);
-  if (!node && !ikl_tobone(L, idx, &value_sk, &value_bone)) value_sk = NULL;
-  push_bones(L, ci);
-  for (i = c->count; i >= 1 && !found; i--) {
-    lua_rawgeti(L, -1, i);
-    *is_bone = lua_rawequal(L, -1, idx);
-    if (*is_bone) {
-      found = i;
-    } else if ((node || value_sk) && ikl_tobone(L, -1, &sk, &bone)) {
-      if (node ? ik_node_depends_on_bone(node, sk, bone)
-               : sk == value_sk && ik_skeleton_in_subtree(sk, value_bone, bone))
-        found = i;
-    }
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  return found;
-}
-
-/* Pushes why the value at idx cannot be the chain's `what` ("target", "pole"), or
- * returns NULL when it can. */
-static const char *dependency_problem(lua_State *L, const ikl_chain *c, int ci, int idx, const char *what) {
-  int is_bone = 0, bone = moves_with(L, c, ci, idx, &is_bone);
-  if (!bone) return NULL;
-  return lua_pushfstring(L, "the %s %s bone %d of this chain: it would move with every solve", what,
-                         is_bone ? "is" : "hangs from", bone);
-}
-
-/* dependency_problem for a kept ik.bone or ik.node (every bone one too). */
-static const char *dependency_problem_ref(lua_State *L, const ikl_chain *c, const xref *v, const char *what) {
-  int is_bone = 0, bone = moves_with_ref(c, v, &is_bone);
-  if (!bone) return NULL;
-  return lua_pushfstring(L, "the %s %s bone %d of this chain: it would move with every solve", what,
-                         is_bone ? "is" : "hangs from", bone);
 }
 
 /* ---- targets ---- */
@@ -549,9 +169,9 @@ static int target_kind(lua_State *L, int idx, ik_vec3 *v, const char **missing) 
     *missing = NULL;
     return TARGET_VEC3;
   }
-  kind = transform_kind(L, idx, TARGET_METHODS, missing);
-  if (kind == IS_TRANSFORM) return TARGET_TRANSFORM;
-  if (kind == NOT_TRANSFORM && ikl_tovec3(L, idx, v)) return TARGET_VEC3;
+  kind = ikl_transform_kind(L, idx, ikl_target_methods, missing);
+  if (kind == IKL_IS_TRANSFORM) return TARGET_TRANSFORM;
+  if (kind == IKL_NOT_TRANSFORM && ikl_tovec3(L, idx, v)) return TARGET_VEC3;
   return TARGET_BAD;
 }
 
@@ -570,7 +190,7 @@ static const char *target_problem(lua_State *L, int idx, const char *missing) {
 static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
   ik_vec3 p;
   const char *missing, *problem;
-  xref ref;
+  ik_ref ref;
   int kind;
   v = lua_absindex(L, v);
   memset(&ref, 0, sizeof ref);
@@ -578,16 +198,16 @@ static void set_target(lua_State *L, ikl_chain *c, int ci, int v) {
     lua_pushnil(L);
   } else {
     kind = target_kind(L, v, &p, &missing);
-    if (kind == TARGET_BAD) transform_error(L, "target", target_problem(L, v, missing));
+    if (kind == TARGET_BAD) ikl_transform_error(L, "target", target_problem(L, v, missing));
     if (kind == TARGET_VEC3) {
-      if (!ikl_vec3_usable(p)) transform_error(L, "target", NOT_FINITE_VEC3);
+      if (!ikl_vec3_usable(p)) ikl_transform_error(L, "target", NOT_FINITE_VEC3);
       ikl_pushvec3(L, p);
-      ref.kind = XREF_VEC3;
+      ref.kind = IK_REF_VEC3;
       ref.value = p;
     } else {
-      if ((problem = dependency_problem(L, c, ci, v, "target")) != NULL)
-        transform_error(L, "target", problem);
-      xref_at(L, v, &ref);
+      if ((problem = ikl_dependency_problem(L, c, ci, v, "target")) != NULL)
+        ikl_transform_error(L, "target", problem);
+      ikl_ref_at(L, v, &ref);
       lua_pushvalue(L, v);
     }
   }
@@ -625,9 +245,10 @@ static void set_solver(lua_State *L, ikl_chain *c, int v) {
   int i;
   if (!name) ikl_fielderror(L, IKL_CHAIN, "solver", SOLVER_LIST, v);
   for (i = 0; solver_names[i] && strcmp(name, solver_names[i]) != 0; i++) continue;
-  if (!solver_names[i]) luaL_error(L, "ik.chain: bad field 'solver' (" SOLVER_LIST " expected, got '%s')", name);
+  if (!solver_names[i])
+    luaL_error(L, "ik.chain: bad field 'solver' (" SOLVER_LIST " expected, got '%s')", name);
   /* Said now rather than at the first solve, where the mistake would be harder to find. */
-  if (i == SOLVER_TWO_BONE && c->count != 3)
+  if (i == IK_BONE_CHAIN_TWO_BONE && c->count != 3)
     luaL_error(L, "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has %d)", c->count);
   c->solver = i;
 }
@@ -642,10 +263,11 @@ static void set_pole(lua_State *L, ikl_chain *c, int ci, int v) {
   if (luaL_testudata(L, v, IKL_POLE)) {
     p = ikl_checkpole(L, v);
     lua_pushvalue(L, v);
-  } else if (c->bound && transform_kind(L, v, POLE_METHODS, &missing) == IS_TRANSFORM) {
-    if ((problem = dependency_problem(L, c, ci, v, "pole")) != NULL) transform_error(L, "pole", problem);
+  } else if (c->bound && ikl_transform_kind(L, v, ikl_pole_methods, &missing) == IKL_IS_TRANSFORM) {
+    if ((problem = ikl_dependency_problem(L, c, ci, v, "pole")) != NULL)
+      ikl_transform_error(L, "pole", problem);
     is_transform = 1;
-    xref_at(L, v, &c->pole_ref);
+    ikl_ref_at(L, v, &c->pole_ref);
     lua_pushvalue(L, v);
   } else if (!lua_isnil(L, v)) {
     p = ikl_pushpole(
@@ -666,7 +288,8 @@ static void set_mode(lua_State *L, ikl_chain *c, int v) {
   int i;
   if (!name) ikl_fielderror(L, IKL_CHAIN, "mode", "'plain' or 'refined'", v);
   for (i = 0; mode_names[i] && strcmp(name, mode_names[i]) != 0; i++) continue;
-  if (!mode_names[i]) luaL_error(L, "ik.chain: bad field 'mode' ('plain' or 'refined' expected, got '%s')", name);
+  if (!mode_names[i])
+    luaL_error(L, "ik.chain: bad field 'mode' ('plain' or 'refined' expected, got '%s')", name);
   c->mode = i == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
 }
 
@@ -683,7 +306,8 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
                                               n >= 1 && n <= INT_MAX && n == floor(n));
       break;
     case F_TOLERANCE:
-      c->tolerance = (ik_real)check_field_number(L, v, "tolerance", "positive number", n > 0 && ikl_is_usable(n));
+      c->tolerance =
+          (ik_real)check_field_number(L, v, "tolerance", "positive number", n > 0 && ikl_is_usable(n));
       break;
     case F_WEIGHT:
       c->weight = (ik_real)check_field_number(L, v, "weight", "number in [0, 1]", n >= 0 && n <= 1);
@@ -713,17 +337,31 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
 
 static int push_field(lua_State *L, const ikl_chain *c, int id) {
   switch (id) {
-    case F_SOLVER: lua_pushstring(L, solver_names[c->solver]); break;
-    case F_ITERATIONS: lua_pushinteger(L, c->iterations); break;
-    case F_TOLERANCE: lua_pushnumber(L, (lua_Number)c->tolerance); break;
-    case F_WEIGHT: lua_pushnumber(L, (lua_Number)c->weight); break;
-    case F_MATCH_ROTATION: lua_pushboolean(L, c->match_rotation); break;
-    case F_DETERMINISTIC: lua_pushboolean(L, c->deterministic); break;
-    case F_MODE: lua_pushstring(L, mode_names[c->mode == IK_FABRIK_REFINED]); break;
+    case F_SOLVER:
+      lua_pushstring(L, solver_names[c->solver]);
+      break;
+    case F_ITERATIONS:
+      lua_pushinteger(L, c->iterations);
+      break;
+    case F_TOLERANCE:
+      lua_pushnumber(L, (lua_Number)c->tolerance);
+      break;
+    case F_WEIGHT:
+      lua_pushnumber(L, (lua_Number)c->weight);
+      break;
+    case F_MATCH_ROTATION:
+      lua_pushboolean(L, c->match_rotation);
+      break;
+    case F_DETERMINISTIC:
+      lua_pushboolean(L, c->deterministic);
+      break;
+    case F_MODE:
+      lua_pushstring(L, mode_names[c->mode == IK_FABRIK_REFINED]);
+      break;
     case F_TARGET:
       /* A vec3 target is stored as a value: hand out a copy, so that changing what was
        * read (vec3:set) cannot seem to move a target the solver does not see move. */
-      if (c->target_ref.kind == XREF_VEC3) {
+      if (c->target_ref.kind == IK_REF_VEC3) {
         ikl_pushvec3(L, c->target_ref.value);
         break;
       }
@@ -747,42 +385,7 @@ static int push_field(lua_State *L, const ikl_chain *c, int id) {
 /* ---- construction ---- */
 
 static ikl_chain *new_chain(lua_State *L, int n, int bound) {
-  size_t size = sizeof(ikl_chain) + (size_t)(n - 1) * (sizeof(ik_constraint) + sizeof(ik_real)) +
-                (size_t)n * 4 * sizeof(ik_vec3) + (bound ? (size_t)n * (sizeof(ik_quat) + sizeof(xref)) : 0);
-  ikl_chain *c = (ikl_chain *)ikl_newuserdata(L, size);
-  char *at = (char *)(c + 1);
-  int i;
-  memset(c, 0, sizeof *c);
-  c->constraints = (ik_constraint *)(void *)at;
-  at += (size_t)(n - 1) * sizeof(ik_constraint);
-  c->positions = (ik_vec3 *)(void *)at;
-  c->before = c->positions + n;
-  c->rest = c->before + n;
-  c->start = c->rest + n;
-  c->lengths = (ik_real *)(void *)(c->start + n);
-  c->rotations = bound ? (ik_quat *)(void *)(c->lengths + (n - 1)) : NULL;
-  /* After the quaternions, whose array size is a multiple of 4 reals: aligned. */
-  c->refs = bound ? (xref *)(void *)(c->rotations + n) : NULL;
-  for (i = 0; i < n - 1; i++) {
-    memset(&c->constraints[i], 0, sizeof c->constraints[i]);
-    c->constraints[i].type = IK_CONSTRAINT_NONE;
-  }
-  c->count = n;
-  c->bound = bound;
-  c->solver = SOLVER_FABRIK;
-  c->iterations = 10; /* the core's defaults (ik_fabrik_job_init) */
-  c->tolerance = (ik_real)1e-3;
-  c->weight = 1;
-  c->base_rest = ik_quat_identity();
-  c->now.base_turn = ik_quat_identity();
-  c->now.frame = ik_quat_identity();
-  {
-    ik_fabrik_job defaults; /* the core's mode default, whatever it becomes */
-    ik_chain none;
-    ik_chain_init(&none, c->positions, n, c->lengths);
-    ik_fabrik_job_init(&defaults, &none, ik_vec3_zero());
-    c->mode = defaults.mode;
-  }
+  ikl_chain *c = ik_bone_chain_init(ikl_newuserdata(L, ik_bone_chain_size(n, bound)), n, bound);
   /* What the chain holds: "pole", constraint objects by bone; bone chains also "bones"
    * and "target". */
   lua_newtable(L);
@@ -807,7 +410,7 @@ static int bone_chain_new(lua_State *L) {
   ikl_chain *c;
   const char *missing, *problem;
   ik_quat root_rotation;
-  xform t;
+  ikl_xform t;
   size_t len;
   int n, i, ci, kind;
   if (!lua_istable(L, 2)) return ikl_fielderror(L, IKL_CHAIN, "bones", "at least 2 transforms", 2);
@@ -818,47 +421,40 @@ static int bone_chain_new(lua_State *L) {
   n = (int)len;
   for (i = 1; i <= n; i++) {
     lua_rawgeti(L, 2, i);
-    kind = transform_kind(L, -1, BONE_METHODS, &missing);
-    if (kind == PARTIAL_TRANSFORM)
+    kind = ikl_transform_kind(L, -1, ikl_bone_methods, &missing);
+    if (kind == IKL_PARTIAL_TRANSFORM)
       return luaL_error(L, "ik.chain: bad field 'bones' (transform expected at index %d, got %s without %s)",
                         i, ikl_typename(L, -1), missing);
-    if (kind == NOT_TRANSFORM)
+    if (kind == IKL_NOT_TRANSFORM)
       return luaL_error(L, "ik.chain: bad field 'bones' (transform expected at index %d, got %s)", i,
                         ikl_typename(L, -1));
     lua_pop(L, 1);
   }
   c = new_chain(L, n, 1); /* 3 */
   ci = lua_gettop(L);
-  c->native = 1;
   ikl_getuservalue(L, ci);
   lua_createtable(L, n, 0);
   for (i = 1; i <= n; i++) {
     lua_rawgeti(L, 2, i);
-    xform_at(L, -1, &t);
-    if (!xref_at(L, -1, &c->refs[i - 1])) c->native = 0;
-    c->rest[i - 1] = xform_position(L, &t, "bones", NULL, i);
+    ikl_xform_at(L, -1, &t);
+    ikl_ref_at(L, -1, &c->refs[i - 1]);
+    c->rest[i - 1] = ikl_xform_position(L, &t, "bones", NULL, i);
     if (i == 1) {
-      root_rotation = xform_rotation(L, &t, "bones", NULL, 1);
-      c->has_base_rest = parent_rotation(L, &t, root_rotation, &c->base_rest, "bones");
+      root_rotation = ikl_xform_rotation(L, &t, "bones", NULL, 1);
+      c->has_base_rest = ikl_parent_rotation(L, &t, root_rotation, &c->base_rest, "bones");
     }
     if (i > 1 && !(ik_vec3_dist2(c->rest[i - 2], c->rest[i - 1]) > IK_TINY_LEN2))
-      return luaL_error(L, "ik.chain: bad field 'bones' (bones %d and %d are at the same place: a bone of "
-                        "zero length cannot be turned)", i - 1, i);
+      return luaL_error(L,
+                        "ik.chain: bad field 'bones' (bones %d and %d are at the same place: a bone of "
+                        "zero length cannot be turned)",
+                        i - 1, i);
     lua_rawseti(L, -2, i);
   }
   lua_setfield(L, -2, "bones");
   lua_pop(L, 1);
-  if (c->refs[0].kind == XREF_BONE) {
-    c->one_sk = c->refs[0].sk;
-    c->one_sk_closed = c->refs[0].closed;
-    for (i = 1; i < n; i++)
-      if (c->refs[i].kind != XREF_BONE || c->refs[i].sk != c->one_sk) c->one_sk = NULL;
-  }
   if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
     return luaL_error(L, "ik.chain: bad field 'bones' (%s)", problem);
-  memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
-  ik_measure_lengths(c->positions, n, c->lengths);
-  if (n == 3) c->solver = SOLVER_TWO_BONE; /* a limb: exact, and it takes the pole */
+  ik_bone_chain_set_rest(c);
   set_fields(L, c, ci);
   luaL_setmetatable(L, IKL_CHAIN); /* last: a chain that failed half-made is never seen */
   return 1;
@@ -927,7 +523,8 @@ static int chain_new(lua_State *L) {
   lua_getfield(L, 1, "positions"); /* 2 */
   if (!lua_istable(L, 2)) return ikl_fielderror(L, IKL_CHAIN, "positions", "at least 2 vec3", 2);
   len = lua_rawlen(L, 2);
-  if (len < 2) return luaL_error(L, "ik.chain: bad field 'positions' (at least 2 vec3 expected, got %d)", (int)len);
+  if (len < 2)
+    return luaL_error(L, "ik.chain: bad field 'positions' (at least 2 vec3 expected, got %d)", (int)len);
   if (len > (size_t)MAX_JOINTS) return luaL_error(L, "ik.chain: bad field 'positions' (too many joints)");
   n = (int)len;
   c = new_chain(L, n, 0); /* 3 */
@@ -937,111 +534,13 @@ static int chain_new(lua_State *L) {
     return luaL_error(L, "ik.chain: bad field 'positions' (%s)", pose_problem(L, 2, status, bad));
   if ((problem = reach_problem(L, c, c->rest, NULL)) != NULL)
     return luaL_error(L, "ik.chain: bad field 'positions' (%s)", problem);
-  memcpy(c->positions, c->rest, (size_t)n * sizeof *c->rest);
-  memcpy(c->start, c->rest, (size_t)n * sizeof *c->rest);
-  ik_measure_lengths(c->positions, n, c->lengths);
+  ik_bone_chain_set_rest(c);
   set_fields(L, c, ci);
   luaL_setmetatable(L, IKL_CHAIN); /* last: a chain that failed half-made is never seen */
   return 1;
 }
 
 /* ---- solving ---- */
-
-/* The core's description of the chain, over its pose c->positions. */
-static void fill_chain(const ikl_chain *c, ik_chain *chain) {
-  const solve_state *s = &c->now;
-  ik_chain_init(chain, c->positions, c->count, c->lengths);
-  if (c->constrained) chain->constraints = c->constraints;
-  chain->rest_positions = c->rest;
-  chain->base_direction = c->base_direction;
-  chain->base_rotation = s->base_turn;
-  if (s->pole.has) {
-    chain->has_pole = 1;
-    chain->pole = s->pole.position;
-    chain->pole_weight = s->pole.weight;
-  }
-}
-
-/* A two-bone limb's pole at full weight goes into its job; a lighter one needs the pole
- * pass after it (see run_two_bone). */
-static int two_bone_pole_pass(const ikl_chain *c) { return c->now.pole.has && c->now.pole.weight < 1; }
-
-static void fill_two_bone(ikl_chain *c, ik_two_bone_job *job) {
-  ik_two_bone_job_init(job, c->positions, c->now.target);
-  job->tolerance = c->tolerance;
-  if (c->now.pole.has && !two_bone_pole_pass(c)) {
-    job->has_pole = 1;
-    job->pole = c->now.pole.position;
-  }
-}
-
-/* The two-bone job takes a pole at full weight only: a lighter one turns the solved
- * limb part of the way, as the pole pass of the other solvers does. Both jobs are
- * validated before either runs, so a refusal leaves the limb as it was, never solved
- * but not turned to its pole. (The pole job checks the positions it is given; the
- * solved ones stay within the limb's reach, which the two-bone job checked.) */
-static ik_status run_two_bone(ikl_chain *c, ik_result *r) {
-  const int pole_pass = two_bone_pole_pass(c);
-  ik_two_bone_job job;
-  ik_pole_job pj;
-  ik_status st;
-  fill_two_bone(c, &job);
-  st = ik_two_bone_validate(&job, NULL);
-  if (st == IK_OK && pole_pass) {
-    ik_pole_job_init(&pj, c->positions, 3, c->now.pole.position);
-    pj.weight = c->now.pole.weight;
-    st = ik_pole_validate(&pj, NULL);
-  }
-  if (st != IK_OK) return st;
-  st = ik_two_bone_run(&job);
-  if (st == IK_OK && pole_pass) st = ik_pole_run(&pj);
-  *r = job.result;
-  return st;
-}
-
-static void fill_fabrik(const ikl_chain *c, ik_fabrik_job *job) {
-  ik_chain chain;
-  fill_chain(c, &chain);
-  ik_fabrik_job_init(job, &chain, c->now.target);
-  job->tolerance = c->tolerance;
-  job->max_iterations = c->iterations;
-  job->mode = c->mode;
-}
-
-/* CCD and DLS take the chain's settings alike: run_ccd and run_dls are this one body
- * over the job kind (ik_<kind>_job, ik_<kind>_job_init, ik_<kind>_run). */
-#define DEFINE_RUN_ITERATIVE(kind)                                                                           \
-  static ik_status run_##kind(const ikl_chain *c, ik_result *r) {                                            \
-    ik_##kind##_job job;                                                                                     \
-    ik_chain chain;                                                                                          \
-    ik_status st;                                                                                            \
-    fill_chain(c, &chain);                                                                                   \
-    ik_##kind##_job_init(&job, &chain, c->now.target);                                                       \
-    job.tolerance = c->tolerance;                                                                            \
-    job.max_iterations = c->iterations;                                                                      \
-    st = ik_##kind##_run(&job);                                                                              \
-    *r = job.result;                                                                                         \
-    return st;                                                                                               \
-  }
-
-DEFINE_RUN_ITERATIVE(ccd)
-DEFINE_RUN_ITERATIVE(dls)
-
-#undef DEFINE_RUN_ITERATIVE
-
-static ik_status run_fabrik(const ikl_chain *c, ik_result *r) {
-  ik_fabrik_job job;
-  ik_status st;
-  fill_fabrik(c, &job);
-  st = ik_fabrik_run(&job);
-  *r = job.result;
-  return st;
-}
-
-static void measure(const ikl_chain *c, ik_result *r) {
-  r->distance = ik_vec3_dist(c->positions[c->count - 1], c->now.target);
-  r->reached = r->distance <= c->tolerance;
-}
 
 static int push_result(lua_State *L, const ik_result *r) {
   lua_pushboolean(L, r->reached);
@@ -1056,22 +555,22 @@ static int push_result(lua_State *L, const ik_result *r) {
  * bone chain's bones are all ik.bone or ik.node): read with no Lua call. 0 when it is
  * not, for the general path. */
 static int gather_kept_target(lua_State *L, ikl_chain *c) {
-  solve_state *s = &c->now;
-  const xref *r = &c->target_ref;
+  ik_bone_chain_now *s = &c->now;
+  const ik_ref *r = &c->target_ref;
   const char *problem;
-  xform t;
-  if (r->kind == XREF_VEC3) {
+  ikl_xform t;
+  if (r->kind == IK_REF_VEC3) {
     if (c->match_rotation)
       luaL_error(L, "ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3");
     s->target = r->value;
     return 1;
   }
-  if (r->kind == XREF_NONE || (c->bound && !c->native)) return 0;
-  xref_xform(L, r, &t);
-  if (c->bound && (problem = dependency_problem_ref(L, c, r, "target")) != NULL)
-    transform_error(L, "target", problem);
-  s->target = xform_position(L, &t, NULL, "target", 0);
-  if (c->match_rotation) s->target_rotation = xform_rotation(L, &t, NULL, "target", 0);
+  if (r->kind == IK_REF_NONE || (c->bound && !c->native)) return 0;
+  ikl_ref_xform(L, r, &t);
+  if (c->bound && (problem = ikl_dependency_problem_ref(L, c, r, "target")) != NULL)
+    ikl_transform_error(L, "target", problem);
+  s->target = ikl_xform_position(L, &t, NULL, "target", 0);
+  if (c->match_rotation) s->target_rotation = ikl_xform_rotation(L, &t, NULL, "target", 0);
   return 1;
 }
 
@@ -1079,9 +578,9 @@ static int gather_kept_target(lua_State *L, ikl_chain *c) {
  * chain's own (the chain at ci); its rotation too when match_rotation wants it. A
  * missing target is named as entry `index` of a batch when index > 0. */
 static void gather_target(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
-  solve_state *s = &c->now;
+  ik_bone_chain_now *s = &c->now;
   const char *missing, *problem;
-  xform t;
+  ikl_xform t;
   int kind, top = lua_gettop(L), stored = ti == 0 || lua_isnoneornil(L, ti);
   if (stored && gather_kept_target(L, c)) return;
   if (stored) {
@@ -1103,17 +602,17 @@ static void gather_target(lua_State *L, ikl_chain *c, int ci, int ti, int index)
    * target as well as one given here: a node may have been hung from one of the chain's
    * bones since it was set, and the target would run away. A loop over the bones, in C
    * for ik.bone and ik.node. */
-  if (kind == TARGET_TRANSFORM && (problem = dependency_problem(L, c, ci, ti, "target")) != NULL) {
-    if (stored) transform_error(L, "target", problem);
+  if (kind == TARGET_TRANSFORM && (problem = ikl_dependency_problem(L, c, ci, ti, "target")) != NULL) {
+    if (stored) ikl_transform_error(L, "target", problem);
     luaL_argerror(L, ti, problem);
   }
   if (kind == TARGET_VEC3) {
     if (c->match_rotation)
       luaL_error(L, "ik.chain: match_rotation needs a target with a rotation (a transform), got a vec3");
   } else {
-    xform_at(L, ti, &t);
-    s->target = xform_position(L, &t, NULL, "target", 0);
-    if (c->match_rotation) s->target_rotation = xform_rotation(L, &t, NULL, "target", 0);
+    ikl_xform_at(L, ti, &t);
+    s->target = ikl_xform_position(L, &t, NULL, "target", 0);
+    if (c->match_rotation) s->target_rotation = ikl_xform_rotation(L, &t, NULL, "target", 0);
   }
   lua_settop(L, top);
 }
@@ -1121,30 +620,31 @@ static void gather_target(lua_State *L, ikl_chain *c, int ci, int ti, int index)
 /* The pole as this solve sees it: an ik.pole, or a transform's position now (checked,
  * as the target is, for having come to move with the chain since it was set). */
 static void gather_pole(lua_State *L, ikl_chain *c, int ci) {
-  pole_now *pole = &c->now.pole;
+  ik_bone_chain_pole_now *pole = &c->now.pole;
   pole->has = 0;
   if (c->pole) {
     pole->has = 1;
     pole->position = c->pole->position;
     pole->weight = c->pole->weight;
-  } else if (c->pole_is_transform && c->native && c->pole_ref.kind != XREF_NONE) {
+  } else if (c->pole_is_transform && c->native && c->pole_ref.kind != IK_REF_NONE) {
     const char *problem;
-    xform t;
-    xref_xform(L, &c->pole_ref, &t);
-    if ((problem = dependency_problem_ref(L, c, &c->pole_ref, "pole")) != NULL)
-      transform_error(L, "pole", problem);
+    ikl_xform t;
+    ikl_ref_xform(L, &c->pole_ref, &t);
+    if ((problem = ikl_dependency_problem_ref(L, c, &c->pole_ref, "pole")) != NULL)
+      ikl_transform_error(L, "pole", problem);
     pole->has = 1;
-    pole->position = xform_position(L, &t, NULL, "pole", 0);
+    pole->position = ikl_xform_position(L, &t, NULL, "pole", 0);
     pole->weight = 1;
   } else if (c->pole_is_transform) {
     const char *problem;
-    xform t;
+    ikl_xform t;
     ikl_getuservalue(L, ci);
     lua_getfield(L, -1, "pole");
-    if ((problem = dependency_problem(L, c, ci, -1, "pole")) != NULL) transform_error(L, "pole", problem);
-    xform_at(L, -1, &t);
+    if ((problem = ikl_dependency_problem(L, c, ci, -1, "pole")) != NULL)
+      ikl_transform_error(L, "pole", problem);
+    ikl_xform_at(L, -1, &t);
     pole->has = 1;
-    pole->position = xform_position(L, &t, NULL, "pole", 0);
+    pole->position = ikl_xform_position(L, &t, NULL, "pole", 0);
     pole->weight = 1;
     lua_pop(L, 2);
   }
@@ -1154,15 +654,15 @@ static void gather_pole(lua_State *L, ikl_chain *c, int ci) {
  * *base_turn what bone 1 hangs from has turned since the chain was made, and into
  * *frame its world rotation now (identity for both when the bone cannot tell). */
 static void read_bones(lua_State *L, ikl_chain *c, int ci, ik_quat *base_turn, ik_quat *frame) {
-  xform t;
+  ikl_xform t;
   ik_quat parent;
   int i;
   *base_turn = ik_quat_identity();
   *frame = ik_quat_identity();
   for (i = 0; i < c->count; i++) {
-    bone_xform(L, c, ci, i, &t);
-    c->before[i] = xform_position(L, &t, NULL, NULL, i + 1);
-    c->rotations[i] = xform_rotation(L, &t, NULL, NULL, i + 1);
+    ikl_bone_xform(L, c, ci, i, &t);
+    c->before[i] = ikl_xform_position(L, &t, NULL, NULL, i + 1);
+    c->rotations[i] = ikl_xform_rotation(L, &t, NULL, NULL, i + 1);
     if (i > 0 && !(ik_vec3_dist2(c->before[i - 1], c->before[i]) > IK_TINY_LEN2))
       luaL_error(L, "ik.chain: bones %d and %d are at the same place: a bone of zero length cannot be turned",
                  i, i + 1);
@@ -1171,12 +671,12 @@ static void read_bones(lua_State *L, ikl_chain *c, int ci, ik_quat *base_turn, i
      * the frame a warm start keeps its pose in. */
     if (i == 0) {
       const int turn = c->has_base_rest && c->constrained;
-      if ((turn || !c->deterministic) && parent_rotation(L, &t, c->rotations[0], &parent, NULL)) {
+      if ((turn || !c->deterministic) && ikl_parent_rotation(L, &t, c->rotations[0], &parent, NULL)) {
         if (turn) *base_turn = ik_quat_mul(parent, ik_quat_inverse(c->base_rest));
         *frame = parent;
       }
     }
-    bone_done(L, c);
+    ikl_bone_done(L, c);
   }
 }
 
@@ -1197,7 +697,7 @@ static void point_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) 
 }
 
 static void bone_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
-  solve_state *s = &c->now;
+  ik_bone_chain_now *s = &c->now;
   const char *problem;
   int top = lua_gettop(L);
   s->target_rotation = ik_quat_identity();
@@ -1213,102 +713,12 @@ static void bone_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
 
 int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
   if (c->pole && c->pole->closed) luaL_error(L, "attempt to use a closed ik.pole");
-  c->now.off = !(c->weight > 0);
-  c->now.status = IK_OK;
+  ik_bone_chain_begin(c);
   if (c->bound)
     bone_gather(L, c, ci, ti, index);
   else
     point_gather(L, c, ci, ti, index);
-  if (c->now.off) return IKL_LANE_NONE;
-  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
-  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
-  return IKL_LANE_NONE;
-}
-
-/* ---- solving: the C phases (any thread) ---- */
-
-/* Puts the pose the solver starts from into c->positions. */
-static void start_pose(ikl_chain *c) {
-  const size_t size = (size_t)c->count * sizeof *c->positions;
-  int i;
-  if (!c->bound) {
-    if (c->deterministic) memcpy(c->positions, c->start, size);
-    if (c->weight < 1) memcpy(c->before, c->positions, size);
-    return;
-  }
-  if (c->deterministic || !c->has_warm) {
-    memcpy(c->positions, c->before, size);
-    return;
-  }
-  /* Warm start: the last solution's bone directions, carried to where the root and what
-   * it hangs from are now, laid out with the bones' lengths now. */
-  c->positions[0] = c->before[0];
-  for (i = 0; i < c->count - 1; i++)
-    c->positions[i + 1] =
-        ik_vec3_madd(c->positions[i], ik_quat_rotate(c->now.frame, c->start[i]), c->lengths[i]);
-}
-
-void ikl_chain_prepare(ikl_chain *c, int lane, void *job) {
-  start_pose(c);
-  if (lane == IKL_LANE_FABRIK)
-    fill_fabrik(c, (ik_fabrik_job *)job);
-  else
-    fill_two_bone(c, (ik_two_bone_job *)job);
-}
-
-void ikl_chain_finish(ikl_chain *c, const ik_result *r, ik_status st) {
-  solve_state *s = &c->now;
-  ik_quat back;
-  ik_rotations_job rot;
-  int i;
-  s->status = st;
-  s->result = *r;
-  if (st != IK_OK) return;
-  if (!c->bound) {
-    if (c->weight < 1) {
-      ik_blend_chain(c->before, c->positions, c->count, c->weight);
-      measure(c, &s->result); /* the solver's result was for the pose before blending */
-    }
-    return;
-  }
-  back = ik_quat_inverse(s->frame);
-  for (i = 0; i < c->count - 1; i++)
-    c->start[i] = ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(c->positions[i + 1], c->positions[i])));
-  c->has_warm = 1;
-  /* Full weight on the points: the weight blends rotations here, so every bone turns by
-   * its share of the angle and no bone is ever asked to stretch. */
-  ik_rotations_job_init(&rot, c->count, c->before, c->positions, c->rotations);
-  rot.weight = c->weight;
-  rot.match_tip_rotation = c->match_rotation;
-  rot.tip_rotation = s->target_rotation;
-  /* Every input is checked already: the bones as gather read them (finite, no bone of
-   * zero length), the weight as it was set, the target's rotation as read, and the
-   * solved pose as the solver made it within the reach it checked. */
-  ik__rotations_run_valid(&rot);
-}
-
-void ikl_chain_solve(ikl_chain *c) {
-  ik_result r;
-  ik_status st;
-  if (c->now.off) {
-    r.iterations = 0;
-    r.reached = 0;
-    r.distance = 0;
-    if (!c->bound) measure(c, &r); /* the pose stays bit for bit; a bone chain's scatter measures */
-    c->now.result = r;
-    c->now.status = IK_OK;
-    return;
-  }
-  start_pose(c);
-  if (c->solver == SOLVER_TWO_BONE)
-    st = run_two_bone(c, &r);
-  else if (c->solver == SOLVER_CCD)
-    st = run_ccd(c, &r);
-  else if (c->solver == SOLVER_DLS)
-    st = run_dls(c, &r);
-  else
-    st = run_fabrik(c, &r);
-  ikl_chain_finish(c, &r, st);
+  return ik_bone_chain_lane(c);
 }
 
 /* ---- solving: scatter (Lua thread) ---- */
@@ -1318,225 +728,29 @@ void ikl_chain_solve(ikl_chain *c) {
  * it just follows its parent, which the hierarchy does already (rewriting it would only
  * add rounding to its local rotation). */
 static void write_bones(lua_State *L, const ikl_chain *c, int ci) {
-  xform t;
+  ikl_xform t;
   int i, n = c->match_rotation ? c->count : c->count - 1;
   for (i = 0; i < n; i++) {
-    bone_xform(L, c, ci, i, &t);
-    xform_set_rotation(L, &t, c->rotations[i], i + 1);
-    bone_done(L, c);
+    ikl_bone_xform(L, c, ci, i, &t);
+    ikl_xform_set_rotation(L, &t, c->rotations[i], i + 1);
+    ikl_bone_done(L, c);
   }
 }
 
 const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci) {
-  solve_state *s = &c->now;
+  ik_bone_chain_now *s = &c->now;
   if (s->status != IK_OK) /* every input was checked as it was read: a refusal is a bug here */
     luaL_error(L, "ik.chain: the solver refused the chain (%s)", ik_status_message(s->status));
   if (c->bound) {
     if (!s->off) write_bones(L, c, ci);
     /* Where the tip really is now, after the hierarchy turned it. */
-    s->result.distance = ik_vec3_dist(bone_position(L, c, ci, c->count - 1), s->target);
+    s->result.distance = ik_vec3_dist(ikl_bone_position(L, c, ci, c->count - 1), s->target);
     s->result.reached = !s->off && s->result.distance <= c->tolerance;
   }
   return &s->result;
 }
 
-/* ---- gather and scatter off the Lua thread (ik.batch) ---- */
-
-/* The skeleton a kept ik.node finally hangs from (through its parent nodes), or NULL
- * when it hangs from none. */
-static const ik_skeleton *node_root(const ik_node *n) {
-  while (n->parent_node) n = n->parent_node;
-  return n->parent_skeleton;
-}
-
-/* Whether the kept target or pole r reads only sk (or a node hanging from nothing, which
- * is then refreshed here, so that reading it later changes nothing). */
-static int ref_local_to(const xref *r, const ik_skeleton *sk) {
-  const ik_skeleton *root;
-  if (r->kind == XREF_VEC3) return 1;
-  if (*r->closed) return 0;
-  if (r->kind == XREF_BONE) return r->sk == sk;
-  if (r->kind != XREF_NODE) return 0;
-  root = node_root(r->node);
-  if (root == NULL) ik_node_get_world(r->node, NULL, NULL);
-  return root == NULL || root == sk;
-}
-
-const ik_skeleton *ikl_chain_skeleton(const ikl_chain *c) {
-  const ik_skeleton *sk = c->one_sk;
-  if (c->closed || !sk || *c->one_sk_closed) return NULL;
-  if (c->pole ? c->pole->closed : c->pole_is_transform && !ref_local_to(&c->pole_ref, sk)) return NULL;
-  if (c->target_ref.kind == XREF_NONE || !ref_local_to(&c->target_ref, sk)) return NULL;
-  return sk;
-}
-
-/* World position (and rotation, when rotation is not NULL) of a kept bone or node. */
-static void ref_world(const xref *r, ik_vec3 *position, ik_quat *rotation) {
-  if (r->kind == XREF_BONE)
-    ik_skeleton_get_world(r->sk, r->bone, position, rotation);
-  else
-    ik_node_get_world(r->node, position, rotation);
-}
-
-/* bone_gather's reading for a chain ikl_chain_skeleton accepted, in C only: -1 for
- * anything the Lua path would raise for. */
-static int native_read(ikl_chain *c) {
-  solve_state *s = &c->now;
-  const xref *t = &c->target_ref;
-  ik_quat local;
-  int i, is_bone = 0;
-  if (t->kind == XREF_VEC3) {
-    if (c->match_rotation) return -1;
-    s->target = t->value;
-  } else {
-    if (moves_with_ref(c, t, &is_bone)) return -1;
-    ref_world(t, &s->target, c->match_rotation ? &s->target_rotation : NULL);
-  }
-  if (s->off) return 0;
-  s->base_turn = ik_quat_identity();
-  s->frame = ik_quat_identity();
-  for (i = 0; i < c->count; i++) {
-    ik_skeleton_get_world(c->refs[i].sk, c->refs[i].bone, &c->before[i], &c->rotations[i]);
-    if (i > 0 && !(ik_vec3_dist2(c->before[i - 1], c->before[i]) > IK_TINY_LEN2)) return -1;
-  }
-  /* read_bones' frame and base turn: an ik.bone can always tell its parent's rotation. */
-  if ((c->has_base_rest && c->constrained) || !c->deterministic) {
-    ik_skeleton_get_local(c->refs[0].sk, c->refs[0].bone, NULL, &local);
-    s->frame = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(c->rotations[0]), ik_quat_inverse(local)));
-    if (c->has_base_rest && c->constrained)
-      s->base_turn = ik_quat_mul(s->frame, ik_quat_inverse(c->base_rest));
-  }
-  ik_measure_lengths(c->before, c->count, c->lengths);
-  { /* bone_gather's reach_problem, its message left to the Lua thread */
-    ik_chain chain;
-    ik_chain_init(&chain, c->before, c->count, c->lengths);
-    if (ik_chain_validate(&chain, NULL) != IK_OK) return -1;
-  }
-  s->pole.has = 0;
-  if (c->pole) {
-    s->pole.has = 1;
-    s->pole.position = c->pole->position;
-    s->pole.weight = c->pole->weight;
-  } else if (c->pole_is_transform) {
-    if (moves_with_ref(c, &c->pole_ref, &is_bone)) return -1;
-    s->pole.has = 1;
-    ref_world(&c->pole_ref, &s->pole.position, NULL);
-    s->pole.weight = 1;
-  }
-  return 0;
-}
-
-int ikl_chain_gather_native(ikl_chain *c) {
-  solve_state *s = &c->now;
-  s->off = !(c->weight > 0);
-  s->status = IK_OK;
-  s->target_rotation = ik_quat_identity();
-  if (native_read(c) != 0) return -1;
-  if (s->off) return IKL_LANE_NONE;
-  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
-  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
-  return IKL_LANE_NONE;
-}
-
-int ikl_chain_gather_point(ikl_chain *c, int lua_thread) {
-  solve_state *s = &c->now;
-  const xref *t = &c->target_ref;
-  if (c->closed || c->bound || (c->pole ? c->pole->closed : c->pole_is_transform)) return -1;
-  if (t->kind == XREF_VEC3) {
-    s->target = t->value;
-  } else if (lua_thread && (t->kind == XREF_BONE || t->kind == XREF_NODE)) {
-    if (*t->closed) return -1;
-    ref_world(t, &s->target, NULL);
-  } else {
-    return -1;
-  }
-  s->off = !(c->weight > 0);
-  s->status = IK_OK;
-  s->target_rotation = ik_quat_identity();
-  s->pole.has = c->pole != NULL;
-  if (c->pole) {
-    s->pole.position = c->pole->position;
-    s->pole.weight = c->pole->weight;
-  }
-  if (s->off) return IKL_LANE_NONE;
-  if (c->solver == SOLVER_FABRIK) return IKL_LANE_FABRIK;
-  if (c->solver == SOLVER_TWO_BONE && !two_bone_pole_pass(c)) return IKL_LANE_TWO_BONE;
-  return IKL_LANE_NONE;
-}
-
-int ikl_chain_scatter_native(ikl_chain *c) {
-  solve_state *s = &c->now;
-  const xref *tip;
-  ik_vec3 p;
-  int i, n = c->match_rotation ? c->count : c->count - 1;
-  if (!c->bound) return s->status == IK_OK ? 0 : -1; /* a point chain's pose is its own */
-  tip = &c->refs[c->count - 1];
-  if (s->status != IK_OK || *tip->closed) return -1;
-  for (i = 0; i < n && !s->off; i++)
-    if (ik_skeleton_set_world_rotation(c->refs[i].sk, c->refs[i].bone, c->rotations[i]) != IK_OK) return -1;
-  ik_skeleton_get_world(tip->sk, tip->bone, &p, NULL);
-  s->result.distance = ik_vec3_dist(p, s->target);
-  s->result.reached = !s->off && s->result.distance <= c->tolerance;
-  return 0;
-}
-
-#if defined(__GNUC__)
-static void prefetch_bytes(const void *at, size_t bytes) {
-  const char *p = (const char *)at, *end = p + bytes;
-  for (; p < end; p += 64) __builtin_prefetch(p);
-}
-#else
-static void prefetch_bytes(const void *at, size_t bytes) {
-  (void)at;
-  (void)bytes;
-}
-#endif
-
-/* The memory a kept target or pole is read from. */
-static void prefetch_ref(const xref *r) {
-  if (r->kind == XREF_NODE) prefetch_bytes(r->node, sizeof *r->node);
-  if (r->kind == XREF_NODE || r->kind == XREF_BONE) prefetch_bytes(r->closed, sizeof *r->closed);
-}
-
-void ikl_chain_prefetch(const ikl_chain *c, int what) {
-  size_t n;
-  if (what == IKL_PREFETCH_HEADER) {
-    prefetch_bytes(c, sizeof *c);
-  } else if (what == IKL_PREFETCH_REFS) {
-    prefetch_ref(&c->target_ref);
-    if (c->pole_is_transform) prefetch_ref(&c->pole_ref);
-    if (c->one_sk) prefetch_bytes(c->one_sk_closed, sizeof *c->one_sk_closed);
-  } else {
-    /* What every solve reads or writes; the rest (constraints, the rest pose, a blend's
-     * or a bone chain's scratch) only some chains touch. */
-    n = (size_t)c->count;
-    prefetch_bytes(c->positions, n * sizeof *c->positions);
-    prefetch_bytes(c->start, n * sizeof *c->start);
-    prefetch_bytes(c->lengths, (n - 1) * sizeof *c->lengths);
-    if (!c->bound) return;
-    prefetch_bytes(c->before, n * sizeof *c->before);
-    prefetch_bytes(c->rotations, n * sizeof *c->rotations);
-    prefetch_bytes(c->refs, n * sizeof *c->refs);
-  }
-}
-
 ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testudata(L, idx, IKL_CHAIN); }
-
-int ikl_chain_closed(const ikl_chain *c) { return c->closed; }
-
-void ikl_chain_target(const ikl_chain *c, ik_vec3 *target, ik_quat *rotation) {
-  *target = c->now.target;
-  *rotation = c->now.target_rotation;
-}
-
-void ikl_chain_retarget(ikl_chain *c, ik_vec3 target, ik_quat rotation) {
-  c->now.target = target;
-  c->now.target_rotation = rotation;
-}
-
-int ikl_chain_bound(const ikl_chain *c) { return c->bound; }
-
-const ik_result *ikl_chain_result(const ikl_chain *c) { return &c->now.result; }
 
 /***
  * Moves the chain towards `target`, the root staying and every bone keeping its length.
@@ -1585,7 +799,7 @@ const ik_result *ikl_chain_result(const ikl_chain *c) { return &c->now.result; }
 static int chain_solve(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
   ikl_chain_gather(L, c, 1, 2, 0);
-  ikl_chain_solve(c);
+  ik_bone_chain_solve(c);
   return push_result(L, ikl_chain_scatter(L, c, 1));
 }
 
@@ -1593,7 +807,7 @@ static int chain_solve(lua_State *L) {
 
 /* Joint i (0-based): a point chain's own, or a bone chain's bone read now. */
 static ik_vec3 joint_at(lua_State *L, const ikl_chain *c, int i) {
-  return c->bound ? bone_position(L, c, 1, i) : c->positions[i];
+  return c->bound ? ikl_bone_position(L, c, 1, i) : c->positions[i];
 }
 
 /***
@@ -1699,7 +913,7 @@ static int chain_length(lua_State *L) {
   ik_real total = 0;
   int i;
   if (c->bound) {
-    for (i = 0; i < c->count; i++) c->before[i] = bone_position(L, c, 1, i);
+    for (i = 0; i < c->count; i++) c->before[i] = ikl_bone_position(L, c, 1, i);
     total = ik_measure_lengths(c->before, c->count, NULL);
   } else {
     for (i = 0; i < c->count - 1; i++) total += c->lengths[i];
@@ -1720,7 +934,7 @@ static int chain_bones(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
   int i;
   if (!c->bound) return 0;
-  push_bones(L, 1);
+  ikl_push_bones(L, 1);
   lua_createtable(L, c->count, 0);
   for (i = 1; i <= c->count; i++) {
     lua_rawgeti(L, -2, i);
@@ -1747,21 +961,14 @@ static int chain_bones(lua_State *L) {
  */
 static int chain_set_constraint(lua_State *L) {
   ikl_chain *c = check_open(L, 1);
-  int i = check_index(L, 2, c->count - 1), k;
+  int i = check_index(L, 2, c->count - 1);
   const ik_constraint *con = ikl_testconstraint(L, 3);
   if (!con && !lua_isnoneornil(L, 3)) return ikl_typeerror(L, 3, "ik.cone, ik.hinge or nil");
   lua_settop(L, 3);
   ikl_getuservalue(L, 1); /* keeps the object for constraint(i) to give back */
   lua_pushvalue(L, 3);
   lua_rawseti(L, -2, i + 1);
-  if (con) {
-    c->constraints[i] = *con;
-  } else {
-    memset(&c->constraints[i], 0, sizeof c->constraints[i]);
-    c->constraints[i].type = IK_CONSTRAINT_NONE;
-  }
-  c->constrained = 0;
-  for (k = 0; k < c->count - 1; k++) c->constrained |= c->constraints[k].type != IK_CONSTRAINT_NONE;
+  ik_bone_chain_set_constraint(c, i, con);
   return 0;
 }
 
@@ -1921,9 +1128,12 @@ static const luaL_Reg meth[] = {{"solve", chain_solve},
                                 {"close", chain_close},
                                 {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", chain_index},       {"__newindex", chain_newindex},
-                                    {"__len", chain_len},           {"__tostring", chain_tostring},
-                                    {"__gc", chain_close},          {"__close", chain_close},
+static const luaL_Reg metameth[] = {{"__index", chain_index},
+                                    {"__newindex", chain_newindex},
+                                    {"__len", chain_len},
+                                    {"__tostring", chain_tostring},
+                                    {"__gc", chain_close},
+                                    {"__close", chain_close},
                                     {NULL, NULL}};
 
 void ikl_open_chain(lua_State *L) {

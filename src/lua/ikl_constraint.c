@@ -42,7 +42,8 @@ static int cone_new(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   ikl_check_keys(L, 1, "ik.cone", keys, "angle");
   lua_getfield(L, 1, "angle");
-  if (lua_isnil(L, -1)) return luaL_error(L, "ik.cone: bad field 'angle' (number in [0, pi] expected, got nil)");
+  if (lua_isnil(L, -1))
+    return luaL_error(L, "ik.cone: bad field 'angle' (number in [0, pi] expected, got nil)");
   lua_pop(L, 1);
   c.type = IK_CONSTRAINT_CONE;
   c.angle = ikl_optfield_real(L, 1, "ik.cone", "angle", 0, 0, IK_PI, "number in [0, pi]");
@@ -105,8 +106,8 @@ static int constraint_index(lua_State *L) {
 
 static int constraint_newindex(lua_State *L) {
   const ik_constraint *c = check(L, 1);
-  return luaL_error(L, "ik.%s is immutable: make a new one and set it on the chain again",
-                    c->type == IK_CONSTRAINT_CONE ? "cone" : "hinge");
+  return ikl_readonly(L, c->type == IK_CONSTRAINT_CONE ? IKL_CONE : IKL_HINGE,
+                      "immutable: make a new one and set it on the chain again");
 }
 
 static int constraint_tostring(lua_State *L) {
@@ -137,8 +138,10 @@ static int constraint_eq(lua_State *L) {
 
 static const luaL_Reg meth[] = {{NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", constraint_index}, {"__newindex", constraint_newindex},
-                                    {"__tostring", constraint_tostring}, {"__eq", constraint_eq},
+static const luaL_Reg metameth[] = {{"__index", constraint_index},
+                                    {"__newindex", constraint_newindex},
+                                    {"__tostring", constraint_tostring},
+                                    {"__eq", constraint_eq},
                                     {NULL, NULL}};
 
 void ikl_open_constraint(lua_State *L) {

@@ -32,6 +32,7 @@
  */
 #include <string.h>
 
+#include "ik_bone_batch.h" /* ik_foot_link */
 #include "ik_foot.h"
 #include "ikl.h"
 
@@ -63,7 +64,9 @@ static ikl_foot *check_open_foot(lua_State *L, int arg) {
   return f;
 }
 
-static ikl_pelvis *check_pelvis(lua_State *L, int arg) { return (ikl_pelvis *)luaL_checkudata(L, arg, IKL_PELVIS); }
+static ikl_pelvis *check_pelvis(lua_State *L, int arg) {
+  return (ikl_pelvis *)luaL_checkudata(L, arg, IKL_PELVIS);
+}
 
 static ikl_pelvis *check_open_pelvis(lua_State *L, int arg) {
   ikl_pelvis *p = check_pelvis(L, arg);
@@ -110,10 +113,18 @@ static void set_field(lua_State *L, ikl_foot *f, int fi, int id, int v) {
       lua_setfield(L, -2, "ground");
       lua_pop(L, 1);
       return;
-    case F_RAY_HEIGHT: p.ray_height = field_non_negative(L, v, IKL_FOOT, "ray_height"); break;
-    case F_RAY_LENGTH: p.ray_length = field_non_negative(L, v, IKL_FOOT, "ray_length"); break;
-    case F_FOOT_OFFSET: p.foot_offset = field_non_negative(L, v, IKL_FOOT, "foot_offset"); break;
-    case F_SMOOTH_TIME: p.smooth_time = field_non_negative(L, v, IKL_FOOT, "smooth_time"); break;
+    case F_RAY_HEIGHT:
+      p.ray_height = field_non_negative(L, v, IKL_FOOT, "ray_height");
+      break;
+    case F_RAY_LENGTH:
+      p.ray_length = field_non_negative(L, v, IKL_FOOT, "ray_length");
+      break;
+    case F_FOOT_OFFSET:
+      p.foot_offset = field_non_negative(L, v, IKL_FOOT, "foot_offset");
+      break;
+    case F_SMOOTH_TIME:
+      p.smooth_time = field_non_negative(L, v, IKL_FOOT, "smooth_time");
+      break;
     default: /* F_UP */
       if (!ikl_tovec3(L, v, &p.up)) ikl_fielderror(L, IKL_FOOT, "up", "non-zero vec3", v);
       if (!ikl_vec3_usable(p.up))
@@ -135,11 +146,21 @@ static int push_field(lua_State *L, const ikl_foot *f, int id) {
       ikl_getuservalue(L, 1);
       lua_getfield(L, -1, "ground");
       break;
-    case F_RAY_HEIGHT: lua_pushnumber(L, (lua_Number)f->params.ray_height); break;
-    case F_RAY_LENGTH: lua_pushnumber(L, (lua_Number)f->params.ray_length); break;
-    case F_FOOT_OFFSET: lua_pushnumber(L, (lua_Number)f->params.foot_offset); break;
-    case F_SMOOTH_TIME: lua_pushnumber(L, (lua_Number)f->params.smooth_time); break;
-    default: ikl_pushvec3(L, f->params.up); break; /* F_UP */
+    case F_RAY_HEIGHT:
+      lua_pushnumber(L, (lua_Number)f->params.ray_height);
+      break;
+    case F_RAY_LENGTH:
+      lua_pushnumber(L, (lua_Number)f->params.ray_length);
+      break;
+    case F_FOOT_OFFSET:
+      lua_pushnumber(L, (lua_Number)f->params.foot_offset);
+      break;
+    case F_SMOOTH_TIME:
+      lua_pushnumber(L, (lua_Number)f->params.smooth_time);
+      break;
+    default:
+      ikl_pushvec3(L, f->params.up);
+      break; /* F_UP */
   }
   return 1;
 }
@@ -429,10 +450,12 @@ static int pelvis_new(lua_State *L) {
  * when item > 0). */
 static ik_real read_deficit(lua_State *L, int idx, int arg, int item) {
   lua_Number n = lua_tonumber(L, idx);
-  const char *what = lua_type(L, idx) != LUA_TNUMBER ? "number" : (!ikl_is_usable(n) ? "finite number" : NULL);
+  const char *what =
+      lua_type(L, idx) != LUA_TNUMBER ? "number" : (!ikl_is_usable(n) ? "finite number" : NULL);
   if (what) {
     if (item > 0)
-      luaL_argerror(L, arg, lua_pushfstring(L, "%s expected at index %d, got %s", what, item, ikl_describe(L, idx)));
+      luaL_argerror(L, arg,
+                    lua_pushfstring(L, "%s expected at index %d, got %s", what, item, ikl_describe(L, idx)));
     luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s", what, ikl_describe(L, idx)));
   }
   return (ik_real)n;
@@ -541,10 +564,8 @@ static const luaL_Reg foot_metameth[] = {{"__index", foot_index},       {"__newi
                                          {"__tostring", foot_tostring}, {"__gc", foot_gc},
                                          {"__close", foot_close},       {NULL, NULL}};
 
-static const luaL_Reg pelvis_meth[] = {{"update", pelvis_update},
-                                       {"reset", pelvis_reset},
-                                       {"close", pelvis_close},
-                                       {NULL, NULL}};
+static const luaL_Reg pelvis_meth[] = {
+    {"update", pelvis_update}, {"reset", pelvis_reset}, {"close", pelvis_close}, {NULL, NULL}};
 
 static const luaL_Reg pelvis_metameth[] = {{"__index", pelvis_index},       {"__newindex", pelvis_newindex},
                                            {"__tostring", pelvis_tostring}, {"__gc", pelvis_close},

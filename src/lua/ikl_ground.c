@@ -42,7 +42,7 @@ typedef struct ikl_ground {
   int kind;
   int columns, rows, triangles; /* for tostring */
   int closed;
-  int view;              /* a view of another state's ground: g and closed_at are its */
+  int view; /* a view of another state's ground: g and closed_at are its */
   const int *closed_at;
 } ikl_ground;
 
@@ -72,7 +72,8 @@ const ik_ground *ikl_checkground_ref(lua_State *L, int arg, const int **closed) 
  * its metatable) until made: a failed build leaves nothing usable behind. */
 static ikl_ground *new_ground(lua_State *L, int kind, size_t size) {
   ikl_ground *gd;
-  if (size == 0 || size > (size_t)INT_MAX - HEADER_SIZE) luaL_error(L, "ik.ground.%s: too large", kind_names[kind]);
+  if (size == 0 || size > (size_t)INT_MAX - HEADER_SIZE)
+    luaL_error(L, "ik.ground.%s: too large", kind_names[kind]);
   gd = (ikl_ground *)ikl_newuserdata(L, HEADER_SIZE + size);
   memset(gd, 0, sizeof *gd);
   gd->kind = kind;
@@ -100,8 +101,8 @@ static int init_error(lua_State *L, const char *owner, const ik_error *err) {
 }
 
 /* A required number field: finite, and within [lo, hi] (or > lo when open_lo). */
-static lua_Number need_number(lua_State *L, int t, const char *owner, const char *name, lua_Number lo, int open_lo,
-                              lua_Number hi, const char *expected) {
+static lua_Number need_number(lua_State *L, int t, const char *owner, const char *name, lua_Number lo,
+                              int open_lo, lua_Number hi, const char *expected) {
   lua_Number n;
   lua_getfield(L, t, name);
   n = lua_tonumber(L, -1);
@@ -226,13 +227,14 @@ static int ground_heightfield(lua_State *L) {
       return luaL_error(L, "%s: bad field 'heights' (number expected at index %d, got %s)", owner, i + 1,
                         ikl_describe(L, -1));
     if (!ikl_is_usable(h))
-      return luaL_error(L, "%s: bad field 'heights' (finite number expected at index %d, got %s)", owner, i + 1,
-                        ikl_describe(L, -1));
+      return luaL_error(L, "%s: bad field 'heights' (finite number expected at index %d, got %s)", owner,
+                        i + 1, ikl_describe(L, -1));
     heights[i] = (ik_real)h;
     lua_pop(L, 1);
   }
   gd = new_ground(L, IK_GROUND_HEIGHTFIELD, size);
-  if (ik_ground_heightfield_init(block_of(gd), size, origin, cell_size, columns, rows, heights, &g, &err) != IK_OK)
+  if (ik_ground_heightfield_init(block_of(gd), size, origin, cell_size, columns, rows, heights, &g, &err) !=
+      IK_OK)
     return init_error(L, owner, &err);
   gd->columns = columns;
   gd->rows = rows;
@@ -250,8 +252,9 @@ static ik_vec3 *read_vertices(lua_State *L, int vt, int n, const char *owner) {
       luaL_error(L, "%s: bad field 'vertices' (vec3 expected at index %d, got %s)", owner, i + 1,
                  ikl_typename(L, -1));
     if (!ikl_vec3_usable(v[i]))
-      luaL_error(L, "%s: bad field 'vertices' (finite vec3 expected at index %d, got NaN, inf or a huge component)",
-                 owner, i + 1);
+      luaL_error(
+          L, "%s: bad field 'vertices' (finite vec3 expected at index %d, got NaN, inf or a huge component)",
+          owner, i + 1);
     lua_pop(L, 1);
   }
   return v;
@@ -297,8 +300,8 @@ static int *read_triangles(lua_State *L, int tt, int vertex_count, int *count, c
         luaL_error(L, "%s: bad field 'triangles' ({i, j, k} expected at index %d, got %s)", owner, i + 1,
                    ikl_typename(L, -1));
       if (lua_rawlen(L, -1) != 3)
-        luaL_error(L, "%s: bad field 'triangles' (3 vertex indices expected in triangle %d, got %s)", owner, i + 1,
-                   ikl_pushnumstr(L, (lua_Number)lua_rawlen(L, -1)));
+        luaL_error(L, "%s: bad field 'triangles' (3 vertex indices expected in triangle %d, got %s)", owner,
+                   i + 1, ikl_pushnumstr(L, (lua_Number)lua_rawlen(L, -1)));
       for (j = 0; j < 3; j++) {
         lua_rawgeti(L, -1, j + 1);
         read_index(L, &tri[3 * i + j], vertex_count, i + 1, owner);
@@ -358,7 +361,8 @@ static int ground_mesh(lua_State *L) {
   size = ik_ground_mesh_size(vertex_count, triangle_count);
   if (size == 0) return luaL_error(L, "%s: too large (%d triangles)", owner, triangle_count);
   gd = new_ground(L, IK_GROUND_MESH, size);
-  if (ik_ground_mesh_init(block_of(gd), size, vertices, vertex_count, triangles, triangle_count, &g, &err) != IK_OK)
+  if (ik_ground_mesh_init(block_of(gd), size, vertices, vertex_count, triangles, triangle_count, &g, &err) !=
+      IK_OK)
     return init_error(L, owner, &err);
   gd->triangles = triangle_count;
   finish(L, gd, g);
@@ -391,7 +395,8 @@ static int call_function(lua_State *L) {
   }
   if (!ikl_tovec3(L, 3, &point))
     return bad_result(L, 2, lua_pushfstring(L, "vec3 expected, got %s", ikl_typename(L, 3)));
-  if (!ikl_vec3_usable(point)) return bad_result(L, 2, "finite vec3 expected, got NaN, inf or a huge component");
+  if (!ikl_vec3_usable(point))
+    return bad_result(L, 2, "finite vec3 expected, got NaN, inf or a huge component");
   /* The point is taken as its distance along the ray: ikrig puts it back on the ray. A
    * point outside the ray is a miss, whatever the normal (as the C layer has it). */
   distance = ik_vec3_dot(ik_vec3_sub(point, c->origin), c->direction);
@@ -401,8 +406,10 @@ static int call_function(lua_State *L) {
   }
   if (!ikl_tovec3(L, 4, &normal))
     return bad_result(L, 3, lua_pushfstring(L, "vec3 expected, got %s", ikl_typename(L, 4)));
-  if (!ikl_vec3_usable(normal)) return bad_result(L, 3, "finite vec3 expected, got NaN, inf or a huge component");
-  if (!(ik_vec3_len2(normal) > IK_TINY_LEN2)) return bad_result(L, 3, "non-zero vec3 expected, got a zero vector");
+  if (!ikl_vec3_usable(normal))
+    return bad_result(L, 3, "finite vec3 expected, got NaN, inf or a huge component");
+  if (!(ik_vec3_len2(normal) > IK_TINY_LEN2))
+    return bad_result(L, 3, "non-zero vec3 expected, got a zero vector");
   c->hit->distance = distance;
   c->hit->normal = normal;
   c->result = 1;
@@ -548,7 +555,8 @@ static int ground_raycast(lua_State *L) {
   if (!(ik_vec3_len2(job.direction) > IK_TINY_LEN2)) luaL_argerror(L, 3, "non-zero vec3 expected");
   job.max_distance = ikl_checkreal(L, 4);
   max = lua_tonumber(L, 4);
-  if (!(max >= 0)) luaL_argerror(L, 4, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 4)));
+  if (!(max >= 0))
+    luaL_argerror(L, 4, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 4)));
   if (!lua_isnoneornil(L, 5) && !luaL_testudata(L, 5, IKL_VEC3)) ikl_typeerror(L, 5, "ik.vec3");
   if (!lua_isnoneornil(L, 6) && !luaL_testudata(L, 6, IKL_VEC3)) ikl_typeerror(L, 6, "ik.vec3");
   memset(&job.hit, 0, sizeof job.hit);
@@ -631,8 +639,10 @@ int ikl_ground_view(lua_State *from, int idx, lua_State *to) {
 
 static const luaL_Reg meth[] = {{"raycast", ground_raycast}, {"close", ground_close}, {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", ground_index}, {"__tostring", ground_tostring},
-                                    {"__gc", ground_gc},       {"__close", ground_close},
+static const luaL_Reg metameth[] = {{"__index", ground_index},
+                                    {"__tostring", ground_tostring},
+                                    {"__gc", ground_gc},
+                                    {"__close", ground_close},
                                     {NULL, NULL}};
 
 static const luaL_Reg makers[] = {{"plane", ground_plane},

@@ -12,7 +12,7 @@
 #include "ik_gltf.h"
 #include "ikl.h"
 
-#define IKL_GLTF_BOX "ik.gltf_box"
+#define IKL_GLTF_BOX "ik_import.box" /* internal: never handed to Lua code */
 
 /* Owns the C result while the Lua tables are built: freed by __gc if building raises. */
 typedef struct gltf_box {

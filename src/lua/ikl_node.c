@@ -208,7 +208,8 @@ static int node_set_local_rotation(lua_State *L) {
  * @tparam ?ik.bone|ik.node parent */
 static int node_set_parent(lua_State *L) {
   ikl_node *n = check_node(L, 1);
-  if (n->view) return luaL_error(L, "the scene's objects are the host's: rig scripts cannot change their parents");
+  if (n->view)
+    return luaL_error(L, "the scene's objects are the host's: rig scripts cannot change their parents");
   lua_settop(L, 2);
   set_parent(L, 1, n, 2, 2);
   return 0;
@@ -243,7 +244,7 @@ static int node_index(lua_State *L) {
 
 static int node_newindex(lua_State *L) {
   check_node(L, 1);
-  return luaL_error(L, "ik.node: fields are read-only (use set_parent, set_position, set_rotation, ...)");
+  return ikl_readonly(L, IKL_NODE, "use set_parent, set_position, set_rotation, ...");
 }
 
 static int node_tostring(lua_State *L) {
@@ -277,7 +278,7 @@ static const luaL_Reg meth[] = {{"get_position", node_get_position},
                                 {"close", node_close},
                                 {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", node_index}, {"__newindex", node_newindex},
+static const luaL_Reg metameth[] = {{"__index", node_index},       {"__newindex", node_newindex},
                                     {"__tostring", node_tostring}, {"__gc", node_gc},
                                     {"__close", node_close},       {NULL, NULL}};
 

@@ -76,7 +76,8 @@ static int pole_newindex(lua_State *L) {
     ik_vec3 v;
     if (!ikl_tovec3(L, 3, &v)) return ikl_fielderror(L, "ik.pole", "position", "vec3", 3);
     if (!ikl_vec3_usable(v))
-      return luaL_error(L, "ik.pole: bad field 'position' (finite vec3 expected, got NaN, inf or a huge component)");
+      return luaL_error(
+          L, "ik.pole: bad field 'position' (finite vec3 expected, got NaN, inf or a huge component)");
     p->position = v;
   } else if (strcmp(key, "weight") == 0) {
     lua_Number w = lua_tonumber(L, 3);
@@ -104,12 +105,9 @@ static int pole_tostring(lua_State *L) {
 
 static const luaL_Reg meth[] = {{"close", pole_close}, {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", pole_index},
-                                    {"__newindex", pole_newindex},
-                                    {"__tostring", pole_tostring},
-                                    {"__gc", pole_close},
-                                    {"__close", pole_close},
-                                    {NULL, NULL}};
+static const luaL_Reg metameth[] = {{"__index", pole_index},       {"__newindex", pole_newindex},
+                                    {"__tostring", pole_tostring}, {"__gc", pole_close},
+                                    {"__close", pole_close},       {NULL, NULL}};
 
 void ikl_open_pole(lua_State *L) {
   ikl_createmeta(L, IKL_POLE, meth, metameth);

@@ -62,7 +62,8 @@ static int quat_new(lua_State *L) {
   } else if (lua_gettop(L) == 1) {
     ikl_pushquat(L, unit(ikl_checkquat(L, 1)));
   } else {
-    ik_real x = ikl_checkreal(L, 1), y = ikl_checkreal(L, 2), z = ikl_checkreal(L, 3), w = ikl_checkreal(L, 4);
+    ik_real x = ikl_checkreal(L, 1), y = ikl_checkreal(L, 2), z = ikl_checkreal(L, 3),
+            w = ikl_checkreal(L, 4);
     ikl_pushquat(L, unit(ik_quat_make(x, y, z, w)));
   }
   return 1;
@@ -91,7 +92,8 @@ static int quat_set(lua_State *L) {
   } else if (n == 2) {
     r = unit(ikl_checkquat(L, 2));
   } else {
-    ik_real x = ikl_checkreal(L, 2), y = ikl_checkreal(L, 3), z = ikl_checkreal(L, 4), w = ikl_checkreal(L, 5);
+    ik_real x = ikl_checkreal(L, 2), y = ikl_checkreal(L, 3), z = ikl_checkreal(L, 4),
+            w = ikl_checkreal(L, 5);
     r = unit(ik_quat_make(x, y, z, w));
   }
   *q = r;
@@ -290,11 +292,20 @@ static int quat_index(lua_State *L) {
   const char *key = lua_tostring(L, 2);
   if (key && key[0] && !key[1]) {
     switch (key[0]) {
-      case 'x': lua_pushnumber(L, (lua_Number)q->x); return 1;
-      case 'y': lua_pushnumber(L, (lua_Number)q->y); return 1;
-      case 'z': lua_pushnumber(L, (lua_Number)q->z); return 1;
-      case 'w': lua_pushnumber(L, (lua_Number)q->w); return 1;
-      default: break;
+      case 'x':
+        lua_pushnumber(L, (lua_Number)q->x);
+        return 1;
+      case 'y':
+        lua_pushnumber(L, (lua_Number)q->y);
+        return 1;
+      case 'z':
+        lua_pushnumber(L, (lua_Number)q->z);
+        return 1;
+      case 'w':
+        lua_pushnumber(L, (lua_Number)q->w);
+        return 1;
+      default:
+        break;
     }
   }
   lua_pushvalue(L, 2);
@@ -304,25 +315,21 @@ static int quat_index(lua_State *L) {
 
 static int quat_newindex(lua_State *L) {
   check(L, 1);
-  return luaL_error(L, "ik.quat is a value: its fields are read-only (make a new one with ik.quat(x, y, z, w))");
+  return ikl_readonly(L, IKL_QUAT, "a value: make a new one with ik.quat(x, y, z, w)");
 }
 
-static const luaL_Reg meth[] = {{"inverse", quat_inverse}, {"normalized", quat_normalized},
-                                {"slerp", quat_slerp},     {"angle_to", quat_angle_to},
-                                {"unpack", quat_unpack},   {"set", quat_set},
-                                {"mul", quat_mul_method},  {"rotate", quat_rotate},
-                                {NULL, NULL}};
+static const luaL_Reg meth[] = {
+    {"inverse", quat_inverse},   {"normalized", quat_normalized}, {"slerp", quat_slerp},
+    {"angle_to", quat_angle_to}, {"unpack", quat_unpack},         {"set", quat_set},
+    {"mul", quat_mul_method},    {"rotate", quat_rotate},         {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {{"__index", quat_index}, {"__newindex", quat_newindex},
-                                    {"__mul", quat_mul},     {"__eq", quat_eq},
+static const luaL_Reg metameth[] = {{"__index", quat_index},       {"__newindex", quat_newindex},
+                                    {"__mul", quat_mul},           {"__eq", quat_eq},
                                     {"__tostring", quat_tostring}, {NULL, NULL}};
 
-static const luaL_Reg ctors[] = {{"identity", quat_identity},
-                                 {"axis_angle", quat_axis_angle},
-                                 {"from_to", quat_from_to},
-                                 {"look_rotation", quat_look_rotation},
-                                 {"euler", quat_euler},
-                                 {NULL, NULL}};
+static const luaL_Reg ctors[] = {{"identity", quat_identity}, {"axis_angle", quat_axis_angle},
+                                 {"from_to", quat_from_to},   {"look_rotation", quat_look_rotation},
+                                 {"euler", quat_euler},       {NULL, NULL}};
 
 void ikl_open_quat(lua_State *L) {
   ikl_createmeta(L, IKL_QUAT, meth, metameth);

@@ -452,7 +452,8 @@ static int run_update(lua_State *C) {
 static int sandbox_update(lua_State *L) {
   ikl_sandbox *sb = check_sandbox(L);
   double dt = (double)ikl_checkreal(L, 2);
-  if (!(dt >= 0)) luaL_argerror(L, 2, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 2)));
+  if (!(dt >= 0))
+    luaL_argerror(L, 2, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 2)));
   collect_if_full(sb, 4);
   if (child_call(L, sb, run_update, &dt, 0, BUDGETED) != 0) return push_failure(L, sb);
   lua_pushboolean(L, 1);

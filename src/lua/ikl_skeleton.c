@@ -76,10 +76,12 @@ static void read_bone(lua_State *L, int i, int uv, ik_bone_desc *desc) {
   static const char *const bone_keys[] = {"name", "parent", "position", "rotation", NULL};
   const char *name;
   ik_bone_desc_init(desc);
-  if (!lua_istable(L, -1)) luaL_error(L, "ik.skeleton: bone #%d: table expected, got %s", i, ikl_typename(L, -1));
+  if (!lua_istable(L, -1))
+    luaL_error(L, "ik.skeleton: bone #%d: table expected, got %s", i, ikl_typename(L, -1));
   lua_getfield(L, -1, "name");
   if (lua_type(L, -1) != LUA_TSTRING)
-    luaL_error(L, "ik.skeleton: bone #%d: bad field 'name' (string expected, got %s)", i, ikl_typename(L, -1));
+    luaL_error(L, "ik.skeleton: bone #%d: bad field 'name' (string expected, got %s)", i,
+               ikl_typename(L, -1));
   name = lua_tostring(L, -1);
   lua_getfield(L, uv, "by_name");
   lua_getfield(L, -1, name);
@@ -91,12 +93,13 @@ static void read_bone(lua_State *L, int i, int uv, ik_bone_desc *desc) {
   lua_rawseti(L, uv, i); /* uv[i] = name */
   lua_pushfstring(L, "ik.skeleton: bone '%s'", name);
   ikl_check_keys(L, -2, lua_tostring(L, -1), bone_keys, "name, parent, position, rotation");
-  if (!ikl_optfield_vec3(L, -2, lua_tostring(L, -1), "position", &desc->position)) desc->position = ik_vec3_zero();
+  if (!ikl_optfield_vec3(L, -2, lua_tostring(L, -1), "position", &desc->position))
+    desc->position = ik_vec3_zero();
   lua_getfield(L, -2, "rotation");
   if (!lua_isnil(L, -1)) {
     if (!ikl_toquat(L, -1, &desc->rotation) || !ikl_rotation_usable(desc->rotation))
-      luaL_error(L, "ik.skeleton: bone '%s': bad field 'rotation' (non-zero finite quat expected, got %s)", name,
-                 ikl_typename(L, -1));
+      luaL_error(L, "ik.skeleton: bone '%s': bad field 'rotation' (non-zero finite quat expected, got %s)",
+                 name, ikl_typename(L, -1));
   }
   lua_pop(L, 2);
 }
@@ -113,12 +116,13 @@ static void resolve_parents(lua_State *L, int spec, int uv, int n, int *parent_u
     } else {
       lua_rawgeti(L, uv, i);
       if (lua_type(L, -2) != LUA_TSTRING)
-        luaL_error(L, "ik.skeleton: bone '%s': bad field 'parent' (bone name expected, got %s)", lua_tostring(L, -1),
-                   ikl_typename(L, -2));
+        luaL_error(L, "ik.skeleton: bone '%s': bad field 'parent' (bone name expected, got %s)",
+                   lua_tostring(L, -1), ikl_typename(L, -2));
       lua_pushvalue(L, -2);
       lua_rawget(L, -5);
       if (lua_isnil(L, -1))
-        luaL_error(L, "ik.skeleton: bone '%s' has unknown parent '%s'", lua_tostring(L, -2), lua_tostring(L, -3));
+        luaL_error(L, "ik.skeleton: bone '%s' has unknown parent '%s'", lua_tostring(L, -2),
+                   lua_tostring(L, -3));
       parent_user[i - 1] = (int)lua_tointeger(L, -1) - 1;
       lua_pop(L, 2);
     }
@@ -200,7 +204,7 @@ static int skeleton_new(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_setfield(L, 3, "skeleton");
   descs = (ik_bone_desc *)ikl_newuserdata0(L, sizeof(ik_bone_desc) * (size_t)n); /* 4: scratch */
-  parent_user = (int *)ikl_newuserdata0(L, sizeof(int) * (size_t)n);              /* 5: scratch */
+  parent_user = (int *)ikl_newuserdata0(L, sizeof(int) * (size_t)n);             /* 5: scratch */
   for (i = 1; i <= n; i++) {
     lua_rawgeti(L, 1, i);
     read_bone(L, i, 3, &descs[i - 1]);
@@ -275,7 +279,8 @@ static int skeleton_bone(lua_State *L) {
     lua_getfield(L, -1, "by_name");
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
-    if (lua_isnil(L, -1)) return luaL_argerror(L, 2, lua_pushfstring(L, "no bone named '%s'", lua_tostring(L, 2)));
+    if (lua_isnil(L, -1))
+      return luaL_argerror(L, 2, lua_pushfstring(L, "no bone named '%s'", lua_tostring(L, 2)));
     u = (int)lua_tointeger(L, -1) - 1;
     lua_pop(L, 3);
   }
@@ -455,7 +460,7 @@ static int bone_index(lua_State *L) {
 
 static int bone_newindex(lua_State *L) {
   check_bone(L, 1);
-  return luaL_error(L, "ik.bone: fields are read-only (use set_position, set_rotation, ...)");
+  return ikl_readonly(L, IKL_BONE, "use set_position, set_rotation, ...");
 }
 
 static int bone_tostring(lua_State *L) {
@@ -466,13 +471,14 @@ static int bone_tostring(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg skeleton_meth[] = {{"bone", skeleton_bone},   {"bones", skeleton_bones},
-                                         {"reset", skeleton_reset}, {"close", skeleton_close},
+static const luaL_Reg skeleton_meth[] = {{"bone", skeleton_bone},
+                                         {"bones", skeleton_bones},
+                                         {"reset", skeleton_reset},
+                                         {"close", skeleton_close},
                                          {NULL, NULL}};
-static const luaL_Reg skeleton_metameth[] = {{"__index", skeleton_index}, {"__len", skeleton_len},
-                                             {"__tostring", skeleton_tostring},
-                                             {"__gc", skeleton_gc},    {"__close", skeleton_close},
-                                             {NULL, NULL}};
+static const luaL_Reg skeleton_metameth[] = {{"__index", skeleton_index},       {"__len", skeleton_len},
+                                             {"__tostring", skeleton_tostring}, {"__gc", skeleton_gc},
+                                             {"__close", skeleton_close},       {NULL, NULL}};
 static const luaL_Reg bone_meth[] = {{"get_position", bone_get_position},
                                      {"get_rotation", bone_get_rotation},
                                      {"set_position", bone_set_position},
@@ -482,10 +488,8 @@ static const luaL_Reg bone_meth[] = {{"get_position", bone_get_position},
                                      {"set_local_rotation", bone_set_local_rotation},
                                      {"set_local_position", bone_set_local_position},
                                      {NULL, NULL}};
-static const luaL_Reg bone_metameth[] = {{"__index", bone_index},
-                                         {"__newindex", bone_newindex},
-                                         {"__tostring", bone_tostring},
-                                         {NULL, NULL}};
+static const luaL_Reg bone_metameth[] = {
+    {"__index", bone_index}, {"__newindex", bone_newindex}, {"__tostring", bone_tostring}, {NULL, NULL}};
 
 /* A view in `to` of the skeleton at idx of `from`: the same maps and block, its names
  * copied. Cached in to's registry by the skeleton's address. */

@@ -41,7 +41,8 @@ const char *ikl_describe(lua_State *L, int idx) {
 
 int ikl_fielderror(lua_State *L, const char *owner, const char *field, const char *expected, int idx) {
   idx = lua_absindex(L, idx);
-  return luaL_error(L, "%s: bad field '%s' (%s expected, got %s)", owner, field, expected, ikl_describe(L, idx));
+  return luaL_error(L, "%s: bad field '%s' (%s expected, got %s)", owner, field, expected,
+                    ikl_describe(L, idx));
 }
 
 void ikl_check_keys(lua_State *L, int t, const char *owner, const char *const *names, const char *list) {
@@ -224,8 +225,8 @@ int ikl_checkindex(lua_State *L, int arg, int last) {
   return (int)n - 1;
 }
 
-ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def,
-                          ik_real lo, ik_real hi, const char *expected) {
+ik_real ikl_optfield_real(lua_State *L, int t, const char *owner, const char *name, ik_real def, ik_real lo,
+                          ik_real hi, const char *expected) {
   lua_Number n;
   lua_getfield(L, t, name);
   if (lua_isnil(L, -1)) {
@@ -247,19 +248,29 @@ int ikl_optfield_vec3(lua_State *L, int t, const char *owner, const char *name, 
     return 0;
   }
   if (!ikl_tovec3(L, -1, &v)) ikl_fielderror(L, owner, name, "vec3", -1);
-  if (!ikl_vec3_usable(v)) luaL_error(L, "%s: bad field '%s' (finite vec3 expected, got NaN, inf or a huge component)", owner, name);
+  if (!ikl_vec3_usable(v))
+    luaL_error(L, "%s: bad field '%s' (finite vec3 expected, got NaN, inf or a huge component)", owner, name);
   lua_pop(L, 1);
   *out = v;
   return 1;
 }
 
+int ikl_readonly(lua_State *L, const char *tname, const char *hint) {
+  return luaL_error(L, "%s: fields are read-only (%s)", tname, hint);
+}
+
+/* The __newindex of a type that defines none (the upvalue: its name). */
+static int readonly_newindex(lua_State *L) {
+  return ikl_readonly(L, lua_tostring(L, lua_upvalueindex(1)), "use its methods");
+}
+
 void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const luaL_Reg *metameth) {
   const luaL_Reg *r;
-  int has_index = 0;
+  int has_index = 0, has_newindex = 0;
   luaL_newmetatable(L, tname);
   lua_pushstring(L, tname);
   lua_setfield(L, -2, "__name"); /* 5.4 sets it too; 5.1 does not */
-  lua_newtable(L); /* methods */
+  lua_newtable(L);               /* methods */
   luaL_setfuncs(L, meth, 0);
   for (r = metameth; r->name; r++) {
     if (strcmp(r->name, "__index") == 0) {
@@ -269,7 +280,13 @@ void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const
     } else {
       lua_pushcfunction(L, r->func);
     }
+    has_newindex |= strcmp(r->name, "__newindex") == 0;
     lua_setfield(L, -3, r->name);
+  }
+  if (!has_newindex) {
+    lua_pushstring(L, tname);
+    lua_pushcclosure(L, readonly_newindex, 1);
+    lua_setfield(L, -3, "__newindex");
   }
   if (!has_index) {
     lua_setfield(L, -2, "__index");

@@ -250,10 +250,17 @@ static int vec3_index(lua_State *L) {
   const char *key = lua_tostring(L, 2);
   if (key && key[0] && !key[1]) {
     switch (key[0]) {
-      case 'x': lua_pushnumber(L, (lua_Number)v->x); return 1;
-      case 'y': lua_pushnumber(L, (lua_Number)v->y); return 1;
-      case 'z': lua_pushnumber(L, (lua_Number)v->z); return 1;
-      default: break;
+      case 'x':
+        lua_pushnumber(L, (lua_Number)v->x);
+        return 1;
+      case 'y':
+        lua_pushnumber(L, (lua_Number)v->y);
+        return 1;
+      case 'z':
+        lua_pushnumber(L, (lua_Number)v->z);
+        return 1;
+      default:
+        break;
     }
   }
   lua_pushvalue(L, 2);
@@ -263,20 +270,19 @@ static int vec3_index(lua_State *L) {
 
 static int vec3_newindex(lua_State *L) {
   check(L, 1);
-  return luaL_error(L, "ik.vec3 is a value: its fields are read-only (make a new one with ik.vec3(x, y, z))");
+  return ikl_readonly(L, IKL_VEC3, "a value: make a new one with ik.vec3(x, y, z)");
 }
 
 static const luaL_Reg meth[] = {
-    {"length", vec3_length}, {"normalized", vec3_normalized}, {"dot", vec3_dot},
-    {"cross", vec3_cross},   {"lerp", vec3_lerp},             {"distance", vec3_distance},
-    {"unpack", vec3_unpack}, {"set", vec3_set},               {"add", vec3_add_method},
-    {"sub", vec3_sub_method}, {"scale", vec3_scale},          {NULL, NULL}};
+    {"length", vec3_length},  {"normalized", vec3_normalized}, {"dot", vec3_dot},       {"cross", vec3_cross},
+    {"lerp", vec3_lerp},      {"distance", vec3_distance},     {"unpack", vec3_unpack}, {"set", vec3_set},
+    {"add", vec3_add_method}, {"sub", vec3_sub_method},        {"scale", vec3_scale},   {NULL, NULL}};
 
-static const luaL_Reg metameth[] = {
-    {"__index", vec3_index}, {"__newindex", vec3_newindex}, {"__add", vec3_add},
-    {"__sub", vec3_sub},     {"__mul", vec3_mul},           {"__div", vec3_div},
-    {"__unm", vec3_unm},     {"__eq", vec3_eq},             {"__tostring", vec3_tostring},
-    {NULL, NULL}};
+static const luaL_Reg metameth[] = {{"__index", vec3_index},       {"__newindex", vec3_newindex},
+                                    {"__add", vec3_add},           {"__sub", vec3_sub},
+                                    {"__mul", vec3_mul},           {"__div", vec3_div},
+                                    {"__unm", vec3_unm},           {"__eq", vec3_eq},
+                                    {"__tostring", vec3_tostring}, {NULL, NULL}};
 
 void ikl_open_vec3(lua_State *L) {
   ikl_createmeta(L, IKL_VEC3, meth, metameth);

@@ -218,8 +218,10 @@ static int watch_new(lua_State *L) {
       for (backend = 0; backends[backend]; backend++)
         if (lua_type(L, -1) == LUA_TSTRING && strcmp(s, backends[backend]) == 0) break;
       if (!backends[backend] && lua_type(L, -1) == LUA_TSTRING) /* the name, as ik.chain's solver says it */
-        return luaL_error(L, "ik.watch: bad field 'backend' (\"auto\", \"inotify\" or \"poll\" expected, "
-                             "got '%s')", s);
+        return luaL_error(L,
+                          "ik.watch: bad field 'backend' (\"auto\", \"inotify\" or \"poll\" expected, "
+                          "got '%s')",
+                          s);
       if (!backends[backend])
         return ikl_fielderror(L, "ik.watch", "backend", "\"auto\", \"inotify\" or \"poll\"", -1);
     }

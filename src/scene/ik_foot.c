@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "ik_internal.h"
+#include "ik_scene_internal.h"
 
 #ifdef IK_REAL_FLOAT
 #define ik__expm1 expm1f

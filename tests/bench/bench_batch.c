@@ -23,6 +23,7 @@
 
 #include "bench_util.h"
 #include "ik.h"
+#include "ik_pool.h" /* ik_batch_run over threads */
 
 #define MAX_JOINTS 100
 #define MAX_CHAINS 100000

@@ -105,7 +105,8 @@ static void make_rays(ray_set *rays, const terrain *t, int count, double tilt_de
   for (i = 0; i < count; i++) {
     /* Uniform over the spherical cap within max_tilt of straight down. */
     const double cos_tilt = 1 - bench_uniform(&seed) * (1 - cos(max_tilt));
-    const double sin_tilt = sqrt(1 - cos_tilt * cos_tilt), heading = 2 * 3.14159265358979 * bench_uniform(&seed);
+    const double sin_tilt = sqrt(1 - cos_tilt * cos_tilt),
+                 heading = 2 * 3.14159265358979 * bench_uniform(&seed);
     rays->origin[i] =
         ik_vec3_make((ik_real)((double)t->origin.x + extent * (0.1 + 0.8 * bench_uniform(&seed))), t->top + 2,
                      (ik_real)((double)t->origin.z + extent * (0.1 + 0.8 * bench_uniform(&seed))));

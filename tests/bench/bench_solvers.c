@@ -16,10 +16,10 @@
  * larger one.
  */
 #define _POSIX_C_SOURCE 199309L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <math.h>
 #include <time.h>
 
 #include "baseline_fabrik.h"
@@ -60,7 +60,8 @@ static void make_workload(workload *w, int joints, int targets) {
       d = ik_vec3_make((ik_real)(2 * bench_uniform(&seed) - 1), (ik_real)(2 * bench_uniform(&seed) - 1),
                        (ik_real)(2 * bench_uniform(&seed) - 1));
     } while (ik_vec3_len2(d) > 1 || ik_vec3_len2(d) < (ik_real)0.01);
-    w->target[i] = ik_vec3_scale(ik_vec3_normalize(d), w->length * (ik_real)(0.1 + 0.85 * bench_uniform(&seed)));
+    w->target[i] =
+        ik_vec3_scale(ik_vec3_normalize(d), w->length * (ik_real)(0.1 + 0.85 * bench_uniform(&seed)));
   }
 }
 
@@ -192,9 +193,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: reps must be 1..%d and targets 1..%d\n", argv[0], MAX_REPS, MAX_TARGETS);
     return 2;
   }
-  printf("ik_real = %s; %d targets, tolerance 1e-4 x length, <= 20 iterations, cold start; "
-         "median of %d\n\n",
-         sizeof(ik_real) == sizeof(double) ? "double" : "float", targets, reps);
+  printf(
+      "ik_real = %s; %d targets, tolerance 1e-4 x length, <= 20 iterations, cold start; "
+      "median of %d\n\n",
+      sizeof(ik_real) == sizeof(double) ? "double" : "float", targets, reps);
   printf("%-7s %-10s %14s %10s %9s %11s %12s %8s\n", "joints", "solver", "solves/s", "vs base", "mean it",
          "reached", "mean error", "spread");
   for (i = 0; i < 3; i++) {

@@ -15,6 +15,7 @@
 #include "ik_batch_lanes.h"
 #include "ik_fabrik_stages.h"
 #include "ik_internal.h"
+#include "ik_pool.h" /* ik_batch_run over threads */
 #include "test_util.h"
 
 /* ---- arenas: the memory of one batch, copied to make its twin ---- */

@@ -168,8 +168,8 @@ static void hinge_axis_is_carried_by_the_parent_bone(void **state) {
   assert_int_equal(ik_fabrik_run(&job), IK_OK);
   assert_near(ik_chain_constraint_violation(&job.chain, NULL), 0, T_CONSTRAINT_RAD);
   /* The carried axis is the rest axis turned by the minimal rotation of bone 0. */
-  elbow_axis_now = ik_quat_rotate(ik_quat_from_to(ik_vec3_make(1, 0, 0), ik_vec3_sub(p[1], p[0])),
-                                  ik_vec3_make(0, 0, 1));
+  elbow_axis_now =
+      ik_quat_rotate(ik_quat_from_to(ik_vec3_make(1, 0, 0), ik_vec3_sub(p[1], p[0])), ik_vec3_make(0, 0, 1));
   assert_near(ik_vec3_dot(ik_vec3_normalize(ik_vec3_sub(p[2], p[1])), elbow_axis_now), 0, 1e-6);
   assert_true(ik_fabs(elbow_axis_now.z) < (ik_real)0.999);
 }
@@ -255,8 +255,8 @@ static void frames_match_the_constraint_pass(void **state) {
   for (j = 0; j < n; j++) {
     const int b = f[j].bone;
     const ik_vec3 dir = ik_vec3_normalize(ik_vec3_sub(q[b + 1], q[b]));
-    const ik_vec3 parent = b == 0 ? ik_quat_rotate(base, ch.base_direction)
-                                  : ik_vec3_normalize(ik_vec3_sub(q[b], q[b - 1]));
+    const ik_vec3 parent =
+        b == 0 ? ik_quat_rotate(base, ch.base_direction) : ik_vec3_normalize(ik_vec3_sub(q[b], q[b - 1]));
     assert_int_equal(b, j);
     assert_int_equal(f[j].type, k[b].type);
     assert_near(ik_vec3_dist(f[j].apex, q[b]), 0, 0);
@@ -273,7 +273,8 @@ static void frames_match_the_constraint_pass(void **state) {
       const ik_real a = ik_atan2(ik_vec3_dot(dir, e2), ik_vec3_dot(dir, e1));
       assert_near(ik_vec3_len(f[j].axis), 1, T_EPS);
       assert_near(ik_vec3_dot(dir, f[j].axis), 0, T_CONSTRAINT_RAD);
-      assert_true((double)a >= (double)f[j].min - T_CONSTRAINT_RAD && (double)a <= (double)f[j].max + T_CONSTRAINT_RAD);
+      assert_true((double)a >= (double)f[j].min - T_CONSTRAINT_RAD &&
+                  (double)a <= (double)f[j].max + T_CONSTRAINT_RAD);
       assert_near(f[j].min, k[b].min, 0);
       assert_near(f[j].max, k[b].max, 0);
     }
@@ -282,8 +283,8 @@ static void frames_match_the_constraint_pass(void **state) {
    * its rest direction (turned by the base) to its direction now. */
   {
     const ik_vec3 rest0 = ik_quat_rotate(base, ik_vec3_make(1, 0, 0));
-    const ik_vec3 carried = ik_quat_rotate(
-        ik_quat_mul(ik_quat_from_to(rest0, ik_vec3_sub(q[1], q[0])), base), ik_vec3_make(0, 0, 1));
+    const ik_vec3 carried = ik_quat_rotate(ik_quat_mul(ik_quat_from_to(rest0, ik_vec3_sub(q[1], q[0])), base),
+                                           ik_vec3_make(0, 0, 1));
     assert_near(ik_vec3_dist(f[1].axis, ik_vec3_normalize(carried)), 0, T_EPS);
   }
   /* Bone 0 has no parent without a base direction; nothing to describe gives 0. */

@@ -25,8 +25,8 @@ typedef struct pose_stats {
   double bend_spread; /* standard deviation of the bend angles at the inner joints */
   double bend_max;    /* the largest of them */
   double bend_mean;
-  double bend_root;   /* the bend at joint 1, next to the root */
-  double roughness;   /* mean change of bend from a joint to the next: a zig-zag's mark */
+  double bend_root; /* the bend at joint 1, next to the root */
+  double roughness; /* mean change of bend from a joint to the next: a zig-zag's mark */
 } pose_stats;
 
 /* Bend angle at inner joint i: between bone i - 1 and bone i. */
@@ -92,8 +92,8 @@ typedef struct comparison {
   int samples, reached[2];
   long iterations[2];
   double spread[2], max_bend[2], mean_bend[2], root_bend[2], roughness[2], distance[2];
-  int farther;          /* samples where refined ends farther than plain, unreached */
-  double farthest;      /* by how much, at worst */
+  int farther;     /* samples where refined ends farther than plain, unreached */
+  double farthest; /* by how much, at worst */
 } comparison;
 
 static comparison compare_modes(int joints, int samples, int budget, uint64_t seed) {

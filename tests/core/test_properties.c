@@ -84,13 +84,34 @@ static void run_solver(t_solver s, int constrained) {
   assert_true(t.unreachable > 0);
 }
 
-static void fabrik_properties(void **state) { (void)state; run_solver(T_FABRIK, 0); }
-static void fabrik_constrained_properties(void **state) { (void)state; run_solver(T_FABRIK, 1); }
-static void ccd_properties(void **state) { (void)state; run_solver(T_CCD, 0); }
-static void ccd_constrained_properties(void **state) { (void)state; run_solver(T_CCD, 1); }
-static void dls_properties(void **state) { (void)state; run_solver(T_DLS, 0); }
-static void dls_constrained_properties(void **state) { (void)state; run_solver(T_DLS, 1); }
-static void two_bone_properties(void **state) { (void)state; run_solver(T_TWO_BONE, 0); }
+static void fabrik_properties(void **state) {
+  (void)state;
+  run_solver(T_FABRIK, 0);
+}
+static void fabrik_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_FABRIK, 1);
+}
+static void ccd_properties(void **state) {
+  (void)state;
+  run_solver(T_CCD, 0);
+}
+static void ccd_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_CCD, 1);
+}
+static void dls_properties(void **state) {
+  (void)state;
+  run_solver(T_DLS, 0);
+}
+static void dls_constrained_properties(void **state) {
+  (void)state;
+  run_solver(T_DLS, 1);
+}
+static void two_bone_properties(void **state) {
+  (void)state;
+  run_solver(T_TWO_BONE, 0);
+}
 
 /* The tip's distance to the target after `budget` iterations of `s` from the chain's
  * positions (FABRIK in plain mode, whose sweeps do not depend on the budget: refined
@@ -199,9 +220,10 @@ static void bones_opposite_or_along_an_axis_keep_their_lengths(void **state) {
         ik_chain_init(&chain, p, 3, len);
         chain.constraints = cons;
         chain.rest_positions = rest;
-        assert_int_equal(t_solve((t_solver)s, &chain, kind == 0 ? ik_vec3_zero() : ik_vec3_make(0.5, 0.2, -0.3),
-                                 (ik_real)1e-3, 10, &res),
-                         IK_OK);
+        assert_int_equal(
+            t_solve((t_solver)s, &chain, kind == 0 ? ik_vec3_zero() : ik_vec3_make(0.5, 0.2, -0.3),
+                    (ik_real)1e-3, 10, &res),
+            IK_OK);
         if (t_max_length_error(p, len, 3) > T_LEN_REL) {
           print_error("%s, %s, case %d: bone length off by %g (relative)\n", t_solver_names[s],
                       kind == 0 ? "cone" : "hinge", k, t_max_length_error(p, len, 3));
@@ -227,8 +249,8 @@ static void straight_chain_reaches_a_target_on_its_line(void **state) {
       for (i = 0; i < n; i++) p[i] = ik_vec3_make(0, -(ik_real)i / (ik_real)(n - 1), 0);
       ik_measure_lengths(p, n, len);
       ik_chain_init(&chain, p, n, len);
-      assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.8, 0), (ik_real)1e-4, 60, &res),
-                       IK_OK);
+      assert_int_equal(
+          t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.8, 0), (ik_real)1e-4, 60, &res), IK_OK);
       if (!res.reached) {
         print_error("%s, %d joints: %g from the target\n", t_solver_names[s], n, (double)res.distance);
         fail();
@@ -269,12 +291,14 @@ static void straight_chain_bends_the_way_its_one_sided_hinge_allows(void **state
             chain.constraints = cons;
             chain.rest_positions = rest;
             if (turned) chain.base_rotation = ik_quat_axis_angle(ik_vec3_make(0, 1, 0), (ik_real)1.2);
-            assert_int_equal(t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.7 * (ik_real)(n - 1), 0),
-                                     (ik_real)1e-4, 100, &res),
-                             IK_OK);
+            assert_int_equal(
+                t_solve((t_solver)s, &chain, ik_vec3_make(0, (ik_real)-0.7 * (ik_real)(n - 1), 0),
+                        (ik_real)1e-4, 100, &res),
+                IK_OK);
             if (!res.reached) {
               print_error("%s, %d joints, hinge on bone %d, range of sign %d, base %s: %g from the target\n",
-                          t_solver_names[s], n, hinged, sign, turned ? "turned" : "at rest", (double)res.distance);
+                          t_solver_names[s], n, hinged, sign, turned ? "turned" : "at rest",
+                          (double)res.distance);
               fail();
             }
             assert_near(ik_chain_constraint_violation(&chain, NULL), 0, T_CONSTRAINT_RAD);
@@ -317,6 +341,212 @@ static void bend_is_on_the_pole_side(void **state) {
   }
 }
 
+/* ---- CCD and DLS: the same cases by name ---- */
+
+/* A chain over its own arrays, and what one solve of it is asked and answers. */
+typedef struct rot_case {
+  ik_vec3 p[MAXJ];
+  ik_real len[MAXJ];
+  ik_chain chain;
+  ik_vec3 target;
+  ik_real tolerance;
+  int max_iterations;
+  ik_result result;
+} rot_case;
+
+/* The chain over f's arrays as they are now, with the jobs' defaults. */
+static void case_make(rot_case *f, int count, ik_vec3 target) {
+  ik_chain_init(&f->chain, f->p, count, f->len);
+  f->target = target;
+  f->tolerance = (ik_real)1e-3;
+  f->max_iterations = 10;
+}
+
+/* A straight chain of unit bones along +X. */
+static void case_straight(rot_case *f, int count, ik_vec3 target) {
+  t_straight_chain(f->p, count, 1);
+  ik_measure_lengths(f->p, count, f->len);
+  case_make(f, count, target);
+}
+
+static ik_status case_solve(t_solver s, rot_case *f) {
+  return t_solve(s, &f->chain, f->target, f->tolerance, f->max_iterations, &f->result);
+}
+
+static void case_lengths_and_root(const rot_case *f, ik_vec3 root) {
+  assert_near(t_max_length_error(f->p, f->len, f->chain.count), 0, T_LEN_REL);
+  assert_memory_equal(&f->p[0], &root, sizeof root);
+}
+
+/* Solves and checks what every case here asks: lengths kept, root in place, reached. */
+static void case_reaches(t_solver s, rot_case *f, ik_vec3 root) {
+  assert_int_equal(case_solve(s, f), IK_OK);
+  case_lengths_and_root(f, root);
+  assert_true(f->result.reached);
+}
+
+/* Offset of joint i from the line root -> tip. */
+static ik_vec3 off_axis(const rot_case *f, int i) {
+  int n = f->chain.count;
+  ik_vec3 axis = ik_vec3_normalize(ik_vec3_sub(f->p[n - 1], f->p[0]));
+  return ik_vec3_project_on_plane(ik_vec3_sub(f->p[i], f->p[0]), axis);
+}
+
+static void pole_bends_the_middle_joint_of_three_towards_it(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    ik_vec3 side;
+    case_straight(&f, 3, ik_vec3_make((ik_real)1.2, 0, 0));
+    f.p[1] = ik_vec3_make((ik_real)0.7, (ik_real)0.7, 0); /* bent towards +Y */
+    f.p[2] = ik_vec3_make((ik_real)1.4, 0, 0);
+    f.len[0] = f.len[1] = 1;
+    f.chain.has_pole = 1;
+    f.chain.pole = ik_vec3_make((ik_real)0.7, 0, -5); /* wants the bend towards -Z */
+    case_reaches(s, &f, ik_vec3_zero());
+    side = off_axis(&f, 1);
+    assert_true(side.z < (ik_real)-0.5);
+    /* In the plane of root, tip and pole; the tip is only within tolerance of y = 0. */
+    assert_near(side.y, 0, f.tolerance);
+  }
+}
+
+static void pole_bends_both_inner_joints_of_four_towards_it(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    case_straight(&f, 4, ik_vec3_make(2, 0, 0));
+    f.p[1] = ik_vec3_make((ik_real)0.8, (ik_real)0.6, 0); /* bent towards +Y */
+    f.p[2] = ik_vec3_make((ik_real)1.8, (ik_real)0.6, 0);
+    f.p[3] = ik_vec3_make((ik_real)2.6, 0, 0);
+    f.chain.has_pole = 1;
+    f.chain.pole = ik_vec3_make(1, 0, -5);
+    f.max_iterations = 50;
+    case_reaches(s, &f, ik_vec3_zero());
+    /* Without the pole both stay in z = 0. The shared pole pass turns joint 1 first,
+     * about an axis that joint 2 still tilts, so joint 1 turns less. */
+    assert_true(off_axis(&f, 1).z < (ik_real)-0.1);
+    assert_true(off_axis(&f, 2).z < (ik_real)-0.5);
+  }
+}
+
+static void folded_chain_unfolds_without_losing_a_bone(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    int i;
+    /* Bones doubled back on each other: joints 0, 2, 4 coincide, and 1, 3. */
+    for (i = 0; i < 5; i++) f.p[i] = ik_vec3_make((ik_real)(i % 2), 0, 0);
+    for (i = 0; i < 4; i++) f.len[i] = 1;
+    case_make(&f, 5, ik_vec3_make(0, (ik_real)2.5, 0));
+    f.max_iterations = 100;
+    case_reaches(s, &f, ik_vec3_zero());
+  }
+}
+
+static void all_joints_coincident_unfold_to_their_lengths(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    int i;
+    for (i = 0; i < 6; i++) f.p[i] = ik_vec3_make(1, 1, 1);
+    for (i = 0; i < 5; i++) f.len[i] = (ik_real)0.5 + (ik_real)i * (ik_real)0.1;
+    case_make(&f, 6, ik_vec3_make(2, 2, 1));
+    f.max_iterations = 100;
+    case_reaches(s, &f, ik_vec3_make(1, 1, 1));
+  }
+}
+
+static void target_at_the_root_folds_the_chain_onto_it(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    ik_real tip_dist;
+    case_straight(&f, 5, ik_vec3_zero());
+    f.max_iterations = 100;
+    case_reaches(s, &f, ik_vec3_zero());
+    /* The result describes the chain as it is. */
+    tip_dist = ik_vec3_dist(f.p[4], f.target);
+    assert_near(f.result.distance, tip_dist, 0);
+    assert_int_equal(f.result.reached, tip_dist <= f.tolerance);
+  }
+}
+
+static void target_on_a_joint_is_reached(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    case_straight(&f, 5, ik_vec3_make(2, 0, 0)); /* joint 2 sits on the target */
+    f.p[3] = ik_vec3_make(2, 1, 0);
+    f.p[4] = ik_vec3_make(2, 2, 0);
+    f.max_iterations = 100;
+    case_reaches(s, &f, ik_vec3_zero());
+  }
+}
+
+/* Every joint already points the tip at the target: CCD's minimal rotations are all the
+ * identity, and every r_i of DLS is parallel to the error (in J's null space), so
+ * neither moves unless it detects the stall. */
+static void straight_chain_with_target_straight_ahead_bends_to_reach_it(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    case_straight(&f, 5, ik_vec3_make((ik_real)2.5, 0, 0));
+    f.max_iterations = 100;
+    case_reaches(s, &f, ik_vec3_zero());
+  }
+}
+
+/* In the plane z = 0 every turn is about Z and z stays 0; in a turned plane rounding
+ * moves joints, and the solver must not amplify it (T_PLANE_REL of the chain's size). */
+static void planar_chain_and_target_stay_in_their_plane(void **state) {
+  t_solver s;
+  (void)state;
+  for (s = T_CCD; s <= T_DLS; s++) {
+    rot_case f;
+    t_rng r = t_rng_make(505);
+    int k, i;
+    for (k = 0; k < t_cases(400); k++) {
+      ik_quat frame = k % 2 ? t_unit_quat(&r) : ik_quat_identity();
+      ik_vec3 normal = ik_quat_rotate(frame, ik_vec3_make(0, 0, 1));
+      int n = t_int(&r, 3, 40);
+      ik_real angle = (ik_real)t_uniform(&r, -3, 3), total;
+      double off_plane = 0;
+      f.p[0] = ik_vec3_zero();
+      for (i = 1; i < n; i++) {
+        ik_real l = (ik_real)t_uniform(&r, 0.1, 2);
+        angle += (ik_real)t_uniform(&r, -1, 1);
+        f.p[i] = ik_vec3_add(f.p[i - 1], ik_vec3_make(l * ik_cos(angle), l * ik_sin(angle), 0));
+      }
+      for (i = 0; i < n; i++) f.p[i] = ik_quat_rotate(frame, f.p[i]);
+      total = ik_measure_lengths(f.p, n, f.len);
+      angle = (ik_real)t_uniform(&r, -3, 3);
+      case_make(&f, n,
+                ik_quat_rotate(frame, ik_vec3_scale(ik_vec3_make(ik_cos(angle), ik_sin(angle), 0),
+                                                    total * (ik_real)t_uniform(&r, 0.05, 0.95))));
+      f.max_iterations = 30;
+      assert_int_equal(case_solve(s, &f), IK_OK);
+      case_lengths_and_root(&f, ik_vec3_zero());
+      for (i = 0; i < n; i++) {
+        double d = (double)ik_fabs(ik_vec3_dot(f.p[i], normal));
+        if (d > off_plane) off_plane = d;
+      }
+      if (k % 2 == 0) {
+        for (i = 0; i < n; i++) assert_near(f.p[i].z, 0, T_EPS);
+      } else {
+        assert_near(off_plane, 0, T_PLANE_REL * (double)total);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fabrik_properties),
@@ -331,6 +561,14 @@ int main(void) {
       cmocka_unit_test(bones_opposite_or_along_an_axis_keep_their_lengths),
       cmocka_unit_test(straight_chain_reaches_a_target_on_its_line),
       cmocka_unit_test(straight_chain_bends_the_way_its_one_sided_hinge_allows),
+      cmocka_unit_test(pole_bends_the_middle_joint_of_three_towards_it),
+      cmocka_unit_test(pole_bends_both_inner_joints_of_four_towards_it),
+      cmocka_unit_test(folded_chain_unfolds_without_losing_a_bone),
+      cmocka_unit_test(all_joints_coincident_unfold_to_their_lengths),
+      cmocka_unit_test(target_at_the_root_folds_the_chain_onto_it),
+      cmocka_unit_test(target_on_a_joint_is_reached),
+      cmocka_unit_test(straight_chain_with_target_straight_ahead_bends_to_reach_it),
+      cmocka_unit_test(planar_chain_and_target_stay_in_their_plane),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

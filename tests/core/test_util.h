@@ -62,8 +62,8 @@ void t_straight_chain(ik_vec3 *p, int count, ik_real bone);
 /* Constraints for `bones` bones: cones (0.05 to 1.2 rad) on even bones, hinges about +Z
  * (min in [-1.5, 0], max in [0, 1.5]) on odd ones; the property tests' mix. */
 void t_random_constraints(t_rng *r, ik_constraint *cons, int bones);
-void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len,
-                    double max_len, double max_bend);
+void t_random_chain(t_rng *r, ik_vec3 *p, ik_real *lengths, int count, double min_len, double max_len,
+                    double max_bend);
 /* The README's first chain on a chain already holding 4 joints: a 60-degree cone on
  * bone 1 (cons, 3 entries, filled) and the pole at (1, 2, 0); its target is
  * (1.5, 1.5, 0). */

@@ -35,6 +35,7 @@
 #include "ik_ground.h"
 #ifdef IK_FUZZ_BATCH
 #include "ik_batch.h"
+#include "ik_pool.h" /* ik_batch_run over threads */
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -25,12 +25,12 @@
 
 static int failures = 0;
 
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-      failures++;                                                                \
-    }                                                                            \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                              \
+    }                                                                          \
   } while (0)
 
 static char dir[] = "/tmp/ikrig_embed_XXXXXX";
@@ -151,7 +151,8 @@ static void test_demo(lua_State *L) {
     if (t->n_constraints == 4 && t->constraints) {
       for (f = 0; f < 4; f++) {
         const ikrig_constraint_shape *k = &t->constraints[f];
-        const ikrig_transform *joint = find(pose, "walker", tail[f]), *next = find(pose, "walker", tail[f + 1]);
+        const ikrig_transform *joint = find(pose, "walker", tail[f]),
+                              *next = find(pose, "walker", tail[f + 1]);
         CHECK(k->bone == f + 1 && strcmp(k->kind, "cone") == 0);
         CHECK(fabs(k->angle - (f == 0 ? 35 : 25) * M_PI / 180) < 1e-6);
         CHECK(fabs(k->direction[0] * k->direction[0] + k->direction[1] * k->direction[1] +
@@ -177,7 +178,7 @@ static void test_demo(lua_State *L) {
 #else
   tol = 1e-9;
 #endif
-  CHECK(ikrig_runtime_ground(rt, -1, 0.1, &y) == 1 && fabs(y) < tol);        /* the floor */
+  CHECK(ikrig_runtime_ground(rt, -1, 0.1, &y) == 1 && fabs(y) < tol);         /* the floor */
   CHECK(ikrig_runtime_ground(rt, 0.3, 0.1, &y) == 1 && fabs(y - 0.12) < tol); /* the first step */
   /* the JSON line: one whole object */
   tmp = tmpfile();
@@ -264,15 +265,16 @@ static void test_scripts(lua_State *L) {
  * JSON; a report without one is written as before; a value that is no chain is an error
  * in its script. */
 static void test_report_chain(lua_State *L) {
-  const char *shapes = write_script("shapes.lua",
-                                    "local c = ik.chain{ positions = { {0, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0} } }\n"
-                                    "c:set_constraint(2, ik.hinge{ axis = {0, 0, 1}, min = -0.5, max = 1.5 })\n"
-                                    "c:set_constraint(3, ik.cone{ angle = 0.4 })\n"
-                                    "function update(dt)\n"
-                                    "  local reached, distance, iterations = c:solve({1.5, 2.5, 0})\n"
-                                    "  scene.report('shaped', reached, distance, iterations, c)\n"
-                                    "  scene.report('plain', reached, distance, iterations)\n"
-                                    "end\n");
+  const char *shapes =
+      write_script("shapes.lua",
+                   "local c = ik.chain{ positions = { {0, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0} } }\n"
+                   "c:set_constraint(2, ik.hinge{ axis = {0, 0, 1}, min = -0.5, max = 1.5 })\n"
+                   "c:set_constraint(3, ik.cone{ angle = 0.4 })\n"
+                   "function update(dt)\n"
+                   "  local reached, distance, iterations = c:solve({1.5, 2.5, 0})\n"
+                   "  scene.report('shaped', reached, distance, iterations, c)\n"
+                   "  scene.report('plain', reached, distance, iterations)\n"
+                   "end\n");
   const char *notchain = write_script("notchain.lua",
                                       "function update(dt)\n"
                                       "  scene.report('odd', true, 0, 1, 42)\n"
@@ -308,12 +310,14 @@ static void test_report_chain(lua_State *L) {
     CHECK(pose->chains[1].n_constraints == -1 && pose->chains[1].constraints == NULL);
     if (c->n_constraints == 2 && c->constraints) {
       const ikrig_constraint_shape *h = &c->constraints[0], *k = &c->constraints[1];
-      CHECK(h->bone == 2 && strcmp(h->kind, "hinge") == 0 && h->min == -0.5 && h->max == 1.5 && h->angle == 0);
+      CHECK(h->bone == 2 && strcmp(h->kind, "hinge") == 0 && h->min == -0.5 && h->max == 1.5 &&
+            h->angle == 0);
       CHECK(fabs(h->axis[2] - 1) < 1e-9 && fabs(h->axis[0]) < 1e-9 && fabs(h->axis[1]) < 1e-9);
       CHECK(k->bone == 3 && strcmp(k->kind, "cone") == 0 && fabs(k->angle - 0.4) < 1e-6);
       {
         const double root[3] = {0, 1, 0};
-        CHECK(fabs(dist(h->apex, root) - 1) < 1e-5 && fabs(h->length - 1) < 1e-5 && fabs(k->length - 1) < 1e-5);
+        CHECK(fabs(dist(h->apex, root) - 1) < 1e-5 && fabs(h->length - 1) < 1e-5 &&
+              fabs(k->length - 1) < 1e-5);
       }
     }
     tmp = tmpfile();
@@ -342,13 +346,13 @@ static void test_report_chain(lua_State *L) {
 static void test_memory_cap(void) {
   const size_t limit = (size_t)48 << 20;
   lua_State *L = ikrig_newstate(limit);
-  const char *bomb = write_script("bomb.lua",
-                                  "local hoard = {}\n"
-                                  "function update(dt)\n"
-                                  "  for i = 1, 1e6 do hoard[#hoard + 1] = string.rep('x', 1 << 20) .. i end\n"
-                                  "end\n");
-  const char *good = write_script("steady.lua",
-                                  "function update(dt) scene.report('steady', true, 0) end\n");
+  const char *bomb =
+      write_script("bomb.lua",
+                   "local hoard = {}\n"
+                   "function update(dt)\n"
+                   "  for i = 1, 1e6 do hoard[#hoard + 1] = string.rep('x', 1 << 20) .. i end\n"
+                   "end\n");
+  const char *good = write_script("steady.lua", "function update(dt) scene.report('steady', true, 0) end\n");
   const char *scripts[2];
   ikrig_runtime *rt;
   seen ev;
@@ -399,8 +403,9 @@ int main(void) {
   luaL_openlibs(L);
   CHECK(ikrig_open(L) == 0);
   CHECK(ikrig_lua_dirs(dirs, sizeof dirs) != NULL);
-  CHECK(luaL_dostring(L, "assert(type(package.preload['ik.core']) == 'function')\n"
-                         "local ik = require('ik'); assert(ik.vec3(1, 2, 3).y == 2)") == LUA_OK);
+  CHECK(luaL_dostring(L,
+                      "assert(type(package.preload['ik.core']) == 'function')\n"
+                      "local ik = require('ik'); assert(ik.vec3(1, 2, 3).y == 2)") == LUA_OK);
   lua_settop(L, 0);
   (void)luaL_dostring(L, "return package.searchpath('ik.runtime', package.path) ~= nil");
   skip = !lua_toboolean(L, -1);
@@ -429,7 +434,8 @@ int main(void) {
   test_memory_cap();
 
   {
-    static const char *const names[] = {"good.lua", "bad.lua", "bomb.lua", "steady.lua", "idle.lua", "shapes.lua", "notchain.lua"};
+    static const char *const names[] = {"good.lua", "bad.lua",    "bomb.lua",    "steady.lua",
+                                        "idle.lua", "shapes.lua", "notchain.lua"};
     size_t i;
     char path[600];
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -14,13 +14,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 #include "ikrig_embed.h"
-#include "test_util.h"
 #include "lauxlib.h"
 #include "lualib.h"
+#include "test_util.h"
 
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);

@@ -1,17 +1,17 @@
 /*
- * ik_batch_pool.c: ik_pool (ik_batch.h), threads that sleep on a condition variable
+ * ik_pool.c: ik_pool (ik_pool.h), threads that sleep on a condition variable
  * between runs. A run bumps the generation and wakes them; the caller runs range 0,
  * each worker that wakes claims the range of its index, and the caller then claims and
  * runs every range still unclaimed. So a worker that the system does not schedule in
  * time (a machine busy with other threads) delays nothing: the caller waits only for
  * ranges being run. Which thread runs a range changes nothing in what it computes. The
- * pool also owns each thread's batch workspace (ik_batch_lanes.h), allocated here once.
+ * pool also owns each thread's lane buffers (ik_batch_lanes), allocated here once.
  */
 #define _POSIX_C_SOURCE 200112L
+#include "ik_pool.h"
+
 #include <pthread.h>
 #include <stdlib.h>
-
-#include "ik_batch_lanes.h"
 
 typedef struct worker {
   ik_pool *pool;
@@ -33,8 +33,8 @@ struct ik_pool {
   ik_pool_fn fn;
   void *ctx;
   int count;
-  ik__batch_ws *workspaces; /* threads of them */
-  void *chunks;             /* their chunk arrays */
+  void *lane_memory;                          /* every thread's lane buffers */
+  ik_batch_lanes *lanes[IK_POOL_MAX_THREADS]; /* thread t's, in lane_memory */
   worker workers[IK_POOL_MAX_THREADS];
 };
 
@@ -87,34 +87,31 @@ static void destroy(ik_pool *pool) {
   pthread_cond_destroy(&pool->wake);
   pthread_mutex_destroy(&pool->lock);
   pthread_mutex_destroy(&pool->run_lock);
-  free(pool->workspaces);
-  free(pool->chunks);
+  free(pool->lane_memory);
   free(pool);
+}
+
+/* One thread's lane buffers, rounded up to keep the next one aligned. */
+static size_t lanes_stride(void) {
+  const size_t a = IK_BATCH_LANES_ALIGN;
+  return (ik_batch_lanes_size() + a - 1) / a * a;
 }
 
 ik_pool *ik_pool_new(int threads) {
   ik_pool *pool;
-  void *workspaces;
+  void *lane_memory;
   int i;
   if (threads < 1 || threads > IK_POOL_MAX_THREADS) return NULL;
-  /* 32-byte aligned for the lane rows' vector loads. */
-  if (posix_memalign(&workspaces, 32, sizeof(ik__batch_ws) * (size_t)threads) != 0) return NULL;
+  if (posix_memalign(&lane_memory, IK_BATCH_LANES_ALIGN, lanes_stride() * (size_t)threads) != 0) return NULL;
   pool = (ik_pool *)calloc(1, sizeof *pool);
   if (pool == NULL) {
-    free(workspaces);
+    free(lane_memory);
     return NULL;
   }
   pool->threads = threads;
-  pool->workspaces = (ik__batch_ws *)workspaces;
-  pool->chunks = malloc((sizeof(int) + sizeof(short)) * IK__CHUNK * (size_t)threads);
-  if (pool->chunks == NULL) goto no_chunks;
-  for (i = 0; i < threads; i++) {
-    ik__batch_ws *ws = &pool->workspaces[i];
-    ws->chunk = IK__CHUNK;
-    ws->order = (int *)pool->chunks + (size_t)IK__CHUNK * (size_t)i;
-    ws->joints =
-        (short *)((int *)pool->chunks + (size_t)IK__CHUNK * (size_t)threads) + (size_t)IK__CHUNK * (size_t)i;
-  }
+  pool->lane_memory = lane_memory;
+  for (i = 0; i < threads; i++)
+    pool->lanes[i] = ik_batch_lanes_init((char *)lane_memory + lanes_stride() * (size_t)i);
   if (pthread_mutex_init(&pool->run_lock, NULL) != 0) goto no_run_lock;
   if (pthread_mutex_init(&pool->lock, NULL) != 0) goto no_lock;
   if (pthread_cond_init(&pool->wake, NULL) != 0) goto no_wake;
@@ -139,9 +136,7 @@ no_wake:
 no_lock:
   pthread_mutex_destroy(&pool->run_lock);
 no_run_lock:
-  free(pool->chunks);
-no_chunks:
-  free(workspaces);
+  free(lane_memory);
   free(pool);
   return NULL;
 }
@@ -154,7 +149,7 @@ void ik_pool_free(ik_pool *pool) {
 
 int ik_pool_threads(const ik_pool *pool) { return pool ? pool->threads : 1; }
 
-ik__batch_ws *ik__pool_workspace(ik_pool *pool, int slice) { return &pool->workspaces[slice]; }
+ik_batch_lanes *ik_pool_lanes(ik_pool *pool, int slice) { return pool->lanes[slice]; }
 
 void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx) {
   int i;
@@ -163,7 +158,7 @@ void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx) {
     fn(ctx, 0, count);
     return;
   }
-  /* Even with no worker to wake: the run owns the pool's workspaces. */
+  /* Even with no worker to wake: the run owns the pool's lane buffers. */
   pthread_mutex_lock(&pool->run_lock);
   if (pool->threads == 1) {
     fn(ctx, 0, count);
@@ -192,4 +187,30 @@ void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx) {
   while (pool->busy > 0) pthread_cond_wait(&pool->done, &pool->lock);
   pthread_mutex_unlock(&pool->lock);
   pthread_mutex_unlock(&pool->run_lock);
+}
+
+typedef struct batch_run {
+  ik_batch *batch;
+  ik_pool *pool;
+} batch_run;
+
+static void run_slices(void *ctx, int begin, int end) {
+  const batch_run *run = (const batch_run *)ctx;
+  int slice;
+  for (slice = begin; slice < end; slice++)
+    ik_batch_run_slice(run->batch, slice, run->pool->threads, run->pool->lanes[slice]);
+}
+
+ik_status ik_batch_run(ik_batch *batch, ik_pool *pool) {
+  batch_run run;
+  const ik_status st = ik_batch_check(batch);
+  if (st != IK_OK) return st;
+  if (pool == NULL) {
+    ik_batch_run_slice(batch, 0, 1, NULL);
+    return IK_OK;
+  }
+  run.batch = batch;
+  run.pool = pool;
+  ik_pool_run(pool, pool->threads, run_slices, &run);
+  return IK_OK;
 }
