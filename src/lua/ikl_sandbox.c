@@ -1,3 +1,10 @@
+/***
+ * A rig script's own Lua state, driven from the host's: what `ik.runtime` runs each
+ * script in (`ik.runtime.sandbox` says what a script has there; SECURITY.md the promise).
+ * Hosts use `ik.runtime`, not this.
+ * @classmod ik.sandbox
+ */
+
 /*
  * ikl_sandbox.c: ik.sandbox, one rig script's own Lua state, driven from the host's.
  *
@@ -281,10 +288,12 @@ static void close_child(ikl_sandbox *sb) {
 }
 
 /***
- * A rig script's own Lua state (used by ik.runtime; hosts use ik.runtime).
- * @function sandbox
- * @tparam table options `dir`, `ik_path`, `scene`, `budget`, `memory_limit`, `reports`,
+ * Makes a sandbox: a new Lua state with the script's libraries and a copy of the scene.
+ * @function ik.sandbox
+ * @tparam table options `dir` (the script's folder), `ik_path` (templates for the ik
+ * modules), `scene`, `budget`, `memory_limit`, `batch_threads`, `reports`, `shapes`,
  * `interrupt` (light userdata: a C host's `volatile sig_atomic_t`)
+ * @treturn ik.sandbox
  */
 static int sandbox_new(lua_State *L) {
   ikl_sandbox *sb, opts;
