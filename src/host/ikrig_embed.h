@@ -235,7 +235,7 @@ void ikrig_runtime_free(ikrig_runtime *rt);
 
 /* ---- poses as JSON lines (ikrig_json.c) ---- */
 
-/* Writes the pose as one line of JSON (the schema is in ikrig_json.c and the README):
+/* Writes the pose as one line of JSON (the schema is in ikrig_json.c and docs/json-schema.md):
  *   {"frame":0,"t":0.0166667,"skeletons":{"arm":{"base":[x,y,z,qx,qy,qz,qw],...}},
  *    "nodes":{"target":[x,y,z,qx,qy,qz,qw]},
  *    "chains":[{"name":"arm","script":"rig.lua","reached":true,"distance":0.0004,
