@@ -78,7 +78,20 @@ function nonLoopbackAddress() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ikrig-view-'));
   for (const f of ['humanoid.lua', 'walker.lua']) fs.copyFileSync(path.join(ROOT, 'lua/ik/demo', f), path.join(dir, f));
   const marker = path.join(dir, 'marker.lua');
-  const markerScript = (x) => `-- a node the test moves by editing this file\nscene.nodes.marker = scene.nodes.marker or ik.node{ position = { 0, 0, 0 } }\n` +
+  // The marker is the scene's (a script moves the host's nodes; the scene it sees is a
+  // copy, to which it cannot add): a scene module of the test's own, the demo's with one
+  // more node, found through IKRIG_LUA_PATH.
+  fs.writeFileSync(path.join(dir, 'marker_scene.lua'), `local ik = require("ik")
+local demo = require("ik.demo.scene")
+local M = { scripts = demo.scripts }
+function M.new()
+  local scene = demo.new()
+  scene.nodes.marker = ik.node{ position = { 0, 0, 0 } }
+  return scene
+end
+return M
+`);
+  const markerScript = (x) => `-- moves the scene's marker node: the test edits this file\n` +
     `function update(dt)\n  scene.nodes.marker:set_position({ ${x}, 2.5, 0 })\nend\n`;
   fs.writeFileSync(marker, markerScript('0.25'));
   // A chain of our own with a hinge and a cone, above the humanoid, reported with its chain.
@@ -97,7 +110,8 @@ end
 `);
   const scripts = ['humanoid.lua', 'walker.lua', 'marker.lua', 'limits.lua'].map((f) => path.join(dir, f));
 
-  let view = await startView(ikrig, [...scripts, '--port', '0']);
+  const sceneEnv = { IKRIG_LUA_PATH: dir };
+  let view = await startView(ikrig, [...scripts, '--scene', 'marker_scene', '--port', '0'], { env: sceneEnv });
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
   const pageErrors = [];
@@ -280,7 +294,7 @@ end
     const port = view.port;
     await stopView(view);
     await within(page, 2000, () => !window.ikrig.connected);
-    view = await startView(ikrig, [...scripts, '--port', String(port)]);
+    view = await startView(ikrig, [...scripts, '--scene', 'marker_scene', '--port', String(port)], { env: sceneEnv });
     t = Date.now();
     const back = await within(page, 5000, () => window.ikrig.connected && window.ikrig.frames);
     const fb = await page.evaluate(() => window.ikrig.frames);
