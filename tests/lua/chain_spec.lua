@@ -255,6 +255,22 @@ describe("ik.chain", function()
     end)
   end)
 
+  describe("a stalled CCD solve", function()
+    it("stops within a few sweeps of the 10000 allowed, on its best pose", function()
+      -- Each bone within 0.3 rad of its parent, bone 1 of +Y: the target behind the root
+      -- is out of its reach, and the sweeps soon change nothing.
+      local c = ik.chain{ positions = STRAIGHT5, solver = "ccd", iterations = 10000,
+        base_direction = { 0, 1, 0 } }
+      for i = 1, 4 do c:set_constraint(i, ik.cone{ angle = 0.3 }) end
+      local reached, distance, iterations = c:solve(ik.vec3(0.5, -1, 0))
+      assert.is_false(reached)
+      assert.is_true(iterations < 100, iterations)
+      c.iterations = 1000
+      local _, again = c:solve(ik.vec3(0.5, -1, 0))
+      assert.is_true(again >= distance * (1 - 1e-6), again)
+    end)
+  end)
+
   describe("pole", function()
     -- Bent towards -z; the pole is on the +z side of the root-target line.
     local bent = { { 0, 0, 0 }, { 0, 1, -0.3 }, { 0, 2, 0 } }
@@ -608,9 +624,9 @@ describe("ik.chain", function()
         function() ik.chain{ positions = STRAIGHT5, tolerance = -1 } end)
       assert_error_has("ik.chain: bad field 'tolerance' (positive number expected, got 0)",
         function() ik.chain{ positions = STRAIGHT5, tolerance = 0 } end)
-      assert_error_has("ik.chain: bad field 'iterations' (integer >= 1 expected, got 0)",
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 0)",
         function() ik.chain{ positions = STRAIGHT5, iterations = 0 } end)
-      assert_error_has("ik.chain: bad field 'iterations' (integer >= 1 expected, got 2.5)",
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 2.5)",
         function() ik.chain{ positions = STRAIGHT5, iterations = 2.5 } end)
       assert_error_has("ik.chain: bad field 'weight' (number in [0, 1] expected, got 2)",
         function() ik.chain{ positions = STRAIGHT5, weight = 2 } end)
@@ -633,13 +649,39 @@ describe("ik.chain", function()
       end
       bad("tolerance", -1, "ik.chain: bad field 'tolerance' (positive number expected, got -1)")
       bad("tolerance", "small", "ik.chain: bad field 'tolerance' (positive number expected, got string)")
-      bad("iterations", 0, "ik.chain: bad field 'iterations' (integer >= 1 expected, got 0)")
+      bad("iterations", 0, "ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 0)")
       bad("weight", -0.5, "ik.chain: bad field 'weight' (number in [0, 1] expected, got -0.5)")
       bad("solver", "two_bone", "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has 5)")
       bad("solver", "newton", "ik.chain: bad field 'solver' ('fabrik', 'ccd', 'two_bone' or 'dls' expected")
       bad("solver", 1, "ik.chain: bad field 'solver'")
       assert_error_has("ik.chain: no field 'foo'", function() c5.foo = 1 end)
       assert_error_has("ik.chain: no field 'solve'", function() c5.solve = print end)
+    end)
+
+    it("bounding a solve's work: iterations, and iterations times joints", function()
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 2147483647)",
+        function() ik.chain{ positions = STRAIGHT5, iterations = 2 ^ 31 - 1 } end)
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 10001)",
+        function() ik.chain{ positions = STRAIGHT5, solver = "ccd", iterations = 10001 } end)
+      local long = {}
+      for i = 1, 100 do long[i] = { 0, i, 0 } end
+      -- CCD's sweep moves every joint after each it turns: 2^24 moves / (100 * 99 / 2).
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..3389 expected, got 3390)",
+        function() ik.chain{ positions = long, solver = "ccd", iterations = 3390 } end)
+      local c = ik.chain{ positions = long, iterations = 10000 }
+      assert_error_has(
+        "ik.chain: solver 'ccd' runs at most 3389 iterations on 100 joints (iterations is 10000)",
+        function() c.solver = "ccd" end)
+      assert.are.equal("fabrik", c.solver)
+      c.iterations = 3389
+      c.solver = "ccd"
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..3389 expected, got 3390)",
+        function() c.iterations = 3390 end)
+      assert.are.equal(3389, c.iterations)
+      local huge = {}
+      for i = 1, 6000 do huge[i] = { 0, i, 0 } end
+      assert_error_has("ik.chain: solver 'ccd' takes too many joint moves for 6000 joints",
+        function() ik.chain{ positions = huge, solver = "ccd" } end)
     end)
 
     it("in the pose methods", function()
