@@ -762,9 +762,17 @@ local function sandboxed_batch(threads)
   local live = setmetatable({}, { __mode = "k" })
   local batch = ik.batch
   return function(spec, ...)
-    if type(spec) == "table" and type(spec.threads) == "number" and spec.threads > threads then
-      error(format("ik.batch: threads %s is more than this runtime lets scripts use (%d)",
-        tostring(spec.threads), threads), 2)
+    if type(spec) == "table" then
+      -- ik.batch is handed a copy, each field read once: the value checked here is the
+      -- one it uses (a spec's __index could answer otherwise the next time).
+      local copy = {}
+      for k, v in next, spec do copy[k] = v end -- raw: ik.batch still checks the keys
+      copy.chains, copy.threads = spec.chains, spec.threads
+      if type(copy.threads) == "number" and copy.threads > threads then
+        error(format("ik.batch: threads %s is more than this runtime lets scripts use (%d)",
+          tostring(copy.threads), threads), 2)
+      end
+      spec = copy
     end
     local n = 0
     for _ in pairs(live) do n = n + 1 end

@@ -180,6 +180,27 @@ function update() end
         "ik.runtime.new: option 'batch_threads' (integer in 1..64 expected, got 0)")
     end)
 
+    it("checks the threads of a script's ik.batch on the value the batch uses", function()
+      local scene = {}
+      -- A spec whose threads answer 1, 1, then 64: read once, it gets 1 thread.
+      local path = script("s.lua", [[
+local reads = 0
+local spec = setmetatable({}, { __index = function(_, k)
+  if k ~= "threads" then return nil end
+  reads = reads + 1
+  return reads <= 2 and 1 or 64
+end })
+local b = ik.batch(spec)
+scene.threads, scene.reads = b.threads, reads
+b:close()
+function update() end
+]])
+      local rt = new{ scene = scene, scripts = { path } }
+      assert.are.equal("running", info(rt, path).status)
+      assert.are.equal(1, scene.threads)
+      assert.are.equal(1, scene.reads)
+    end)
+
     it("rejects bad options Lua's way", function()
       assert.has_error(function() runtime.new{ budjet = 1 } end, "ik.runtime.new: no option \"budjet\"")
       assert.has_error(function() runtime.new{ budget = -1 } end)
