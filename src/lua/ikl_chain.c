@@ -18,7 +18,7 @@
  *   the chain's budget per solve, which a rig may lower at any time (for a distant
  *   character, say) and raise again. A solve's work is bounded: iterations times joints
  *   (times joints / 2 for CCD, whose sweep moves every joint after each it turns) stays
- *   within 2^24, so a long chain allows fewer (and a solver that cannot run one iteration
+ *   within 2^20, so a long chain allows fewer (and a solver that cannot run one iteration
  *   is refused); a CCD solve also stops once its sweeps stall.
  * - `tolerance`: distance under which the tip counts as there, > 0 (default 1e-3).
  * - `weight`: in [0, 1] (default 1), how far a solve moves the chain from its pose
@@ -628,7 +628,7 @@ static lua_Number check_field_number(lua_State *L, int v, const char *field, con
  * all (a CCD sweep moves every joint after each joint it turns), and never more than
  * IKL_MAX_ITERATIONS; 0 when one iteration is already too dear. */
 #define IKL_MAX_ITERATIONS 10000
-#define IKL_SOLVE_WORK (1L << 24)
+#define IKL_SOLVE_WORK (1L << 20)
 static int most_iterations(const ikl_chain *c, int solver) {
   const double per = solver == SOLVER_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
   const double most = (double)IKL_SOLVE_WORK / per;
@@ -823,17 +823,26 @@ static ikl_chain *new_chain(lua_State *L, int n, int bound) {
 
 /* Sets every field the spec at 1 gives, onto the chain at ci. */
 static void set_fields(lua_State *L, ikl_chain *c, int ci) {
-  int id;
+  const int default_iterations = c->iterations;
+  int id, iterations_given = 0;
   /* The default solver, before a spec's solver is checked against the default count. */
   if (most_iterations(c, c->solver) < 1)
     luaL_error(L, "ik.chain: solver '%s' takes too many joint moves for %d joints", solver_names[c->solver],
                c->count);
-  if (c->iterations > most_iterations(c, c->solver)) c->iterations = most_iterations(c, c->solver);
+  /* Until the spec's own, checked against the spec's solver (set before it). */
+  c->iterations = 1;
   for (id = 0; field_names[id]; id++) {
     if (!c->bound && id >= POINT_FIELDS) break;
     lua_getfield(L, 1, field_names[id]);
-    if (!lua_isnil(L, -1)) set_field(L, c, ci, id, lua_gettop(L));
+    if (!lua_isnil(L, -1)) {
+      set_field(L, c, ci, id, lua_gettop(L));
+      iterations_given |= id == F_ITERATIONS;
+    }
     lua_pop(L, 1);
+  }
+  if (!iterations_given) {
+    const int most = most_iterations(c, c->solver);
+    c->iterations = default_iterations < most ? default_iterations : most;
   }
 }
 

@@ -663,25 +663,31 @@ describe("ik.chain", function()
         function() ik.chain{ positions = STRAIGHT5, iterations = 2 ^ 31 - 1 } end)
       assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 10001)",
         function() ik.chain{ positions = STRAIGHT5, solver = "ccd", iterations = 10001 } end)
-      local long = {}
-      for i = 1, 100 do long[i] = { 0, i, 0 } end
-      -- CCD's sweep moves every joint after each it turns: 2^24 moves / (100 * 99 / 2).
-      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..3389 expected, got 3390)",
-        function() ik.chain{ positions = long, solver = "ccd", iterations = 3390 } end)
-      local c = ik.chain{ positions = long, iterations = 10000 }
+      local function line(n)
+        local t = {}
+        for i = 1, n do t[i] = { 0, i, 0 } end
+        return t
+      end
+      -- 2^20 joint moves: iterations x joints, x (joints - 1) / 2 for CCD's sweeps.
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..9986 expected, got 10000)",
+        function() ik.chain{ positions = line(105), iterations = 10000 } end)
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..211 expected, got 212)",
+        function() ik.chain{ positions = line(100), solver = "ccd", iterations = 212 } end)
+      local c = ik.chain{ positions = line(100), iterations = 10000 }
       assert_error_has(
-        "ik.chain: solver 'ccd' runs at most 3389 iterations on 100 joints (iterations is 10000)",
+        "ik.chain: solver 'ccd' runs at most 211 iterations on 100 joints (iterations is 10000)",
         function() c.solver = "ccd" end)
       assert.are.equal("fabrik", c.solver)
-      c.iterations = 3389
+      c.iterations = 211
       c.solver = "ccd"
-      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..3389 expected, got 3390)",
-        function() c.iterations = 3390 end)
-      assert.are.equal(3389, c.iterations)
-      local huge = {}
-      for i = 1, 6000 do huge[i] = { 0, i, 0 } end
-      assert_error_has("ik.chain: solver 'ccd' takes too many joint moves for 6000 joints",
-        function() ik.chain{ positions = huge, solver = "ccd" } end)
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..211 expected, got 212)",
+        function() c.iterations = 212 end)
+      assert.are.equal(211, c.iterations)
+      -- The default 10 is lowered to what the chain allows; one iteration is the least.
+      assert.are.equal(1, ik.chain{ positions = line(1448), solver = "ccd" }.iterations)
+      assert.are.equal(5, ik.chain{ positions = line(200000) }.iterations)
+      assert_error_has("ik.chain: solver 'ccd' takes too many joint moves for 1449 joints",
+        function() ik.chain{ positions = line(1449), solver = "ccd", iterations = 1 } end)
     end)
 
     it("in the pose methods", function()
