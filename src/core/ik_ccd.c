@@ -37,8 +37,8 @@
  * in a row that each change the tip's distance to the target by at most CCD_IDLE_GAIN of
  * it (limits hold the chain still, or rounding does under a tolerance too fine), or after
  * CCD_UNBETTERED_SWEEPS that bring it no nearer than its best less that fraction (limits
- * and the bend take it round a cycle). Changes under the stall floor (rounding) count as
- * none. A short count of the second kind would stop chains that wander and then reach. */
+ * and the bend take it round a cycle). Changes of rounding's size count as none. A short
+ * count of the second kind would stop chains that wander and then reach. */
 #define CCD_IDLE_SWEEPS 4
 #define CCD_IDLE_GAIN ((ik_real)1e-6)
 #define CCD_UNBETTERED_SWEEPS 16
@@ -135,7 +135,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   ik_status st = ik_ccd_validate(job, NULL);
   ik_vec3 root_ws, root_dir, plane_n;
   ik__best best;
-  ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len, best_len, last_len;
+  ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len, noise_len, best_len, last_len;
   int kinds, may_unstall, iterations = 0, stalls = 0, idle = 0, unbettered = 0;
   if (st != IK_OK) return st;
 
@@ -151,6 +151,8 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   /* Below this distance a "stall" is rounding noise near the solution, not a straight
    * chain: bending it would only throw the solution away. */
   stall_floor_len = 1024 * IK_REAL_EPSILON * total_len;
+  /* Changes of the tip's distance this small are rounding, not progress. */
+  noise_len = 16 * IK_REAL_EPSILON * total_len;
   /* Bending helps only a target the chain can reach: one nearer than folding allows is
    * best served by the folded line CCD already found (and one bone cannot bend). */
   may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
@@ -188,15 +190,15 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
       {
         /* With no best pose kept, stop only on one as near as the best. */
         const ik_real len = ik_vec3_dist(p[count - 1], job->target);
-        idle = ik_fabs(len - last_len) > CCD_IDLE_GAIN * last_len + stall_floor_len ? 0 : idle + 1;
-        if (len < best_len * (1 - CCD_IDLE_GAIN) - stall_floor_len) {
+        idle = ik_fabs(len - last_len) > CCD_IDLE_GAIN * last_len + noise_len ? 0 : idle + 1;
+        if (len < best_len * (1 - CCD_IDLE_GAIN) - noise_len) {
           best_len = len;
           unbettered = 0;
         } else {
           unbettered++;
         }
         if ((idle >= CCD_IDLE_SWEEPS || unbettered >= CCD_UNBETTERED_SWEEPS) &&
-            (best.keep || len <= best_len * (1 + CCD_IDLE_GAIN) + stall_floor_len))
+            (best.keep || len <= best_len * (1 + CCD_IDLE_GAIN) + noise_len))
           break;
         last_len = len;
       }

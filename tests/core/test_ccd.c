@@ -280,7 +280,7 @@ static void a_stalled_solve_stops_within_a_few_sweeps_on_its_best_pose(void **st
   f.job.max_iterations = INT_MAX;
   assert_int_equal(solve(&f), IK_OK);
   assert_true(f.job.result.iterations < 1000);
-  assert_true(f.job.result.distance < 1e-6);
+  assert_true(f.job.result.distance < 4096 * IK_REAL_EPSILON * 5); /* the stall floor: rounding */
   assert_result_honest(&f);
 }
 
