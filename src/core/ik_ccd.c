@@ -31,6 +31,15 @@
  * chain out of that pose (and the best pose kept means it cannot end worse; how often it
  * fires: docs/design-notes.md). */
 #define CCD_STALL_FRACTION ((ik_real)1e-3)
+/* A stalled solve stops, more sweeps would only spend time: after CCD_IDLE_SWEEPS sweeps
+ * in a row that each change the tip's distance to the target by at most CCD_IDLE_GAIN of
+ * it (limits hold the chain still, or rounding does under a tolerance too fine), or after
+ * CCD_UNBETTERED_SWEEPS that bring it no nearer than its best less that fraction (limits
+ * and the bend take it round a cycle). Changes of rounding's size count as none. A short
+ * count of the second kind would stop chains that wander and then reach. */
+#define CCD_IDLE_SWEEPS 4
+#define CCD_IDLE_GAIN ((ik_real)1e-6)
+#define CCD_UNBETTERED_SWEEPS 16
 /* Sine of the angle from a half turn under which a joint's turn counts as one. */
 #define CCD_HALF_TURN_SIN ((ik_real)1e-2)
 /* Longest chain whose sweeps limit each joint's turn (frames on the stack). */
@@ -124,8 +133,8 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   ik_status st = ik_ccd_validate(job, NULL);
   ik_vec3 root_ws, root_dir, plane_n;
   ik__best best;
-  ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len;
-  int kinds, may_unstall, iterations = 0, stalls = 0;
+  ik_real total_len, tolerance_len2, tiny_len2, stall_floor_len, noise_len, best_len, last_len;
+  int kinds, may_unstall, iterations = 0, stalls = 0, idle = 0, unbettered = 0;
   if (st != IK_OK) return st;
 
   ik__prepare_lengths(chain);
@@ -140,6 +149,8 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
   /* Below this distance a "stall" is rounding noise near the solution, not a straight
    * chain: bending it would only throw the solution away. */
   stall_floor_len = 1024 * IK_REAL_EPSILON * total_len;
+  /* Changes of the tip's distance this small are rounding, not progress. */
+  noise_len = 16 * IK_REAL_EPSILON * total_len;
   /* Bending helps only a target the chain can reach: one nearer than folding allows is
    * best served by the folded line CCD already found (and one bone cannot bend). */
   may_unstall = count >= 3 && ik_vec3_dist(job->target, root_ws) > ik__fold_reach(chain, total_len);
@@ -154,6 +165,7 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
      * something other than a turn moved the chain. */
     plane_n = ik__plane_normal(p, count, job->target, total_len);
     ik__best_begin(&best, chain, kinds);
+    best_len = last_len = ik_vec3_dist(p[count - 1], job->target);
     while (iterations < job->max_iterations) {
       ik_real err_len = ik_vec3_dist(p[count - 1], job->target);
       ik_real step_len = ccd_sweep(chain, job->target, root_dir, plane_n, tiny_len2, count - 2, kinds);
@@ -173,6 +185,21 @@ ik_status ik_ccd_run(ik_ccd_job *job) {
       }
       if (ik_vec3_dist2(p[count - 1], job->target) <= tolerance_len2) break;
       ik__best_offer(&best, chain, job->target);
+      {
+        /* With no best pose kept, stop only on one as near as the best. */
+        const ik_real len = ik_vec3_dist(p[count - 1], job->target);
+        idle = ik_fabs(len - last_len) > CCD_IDLE_GAIN * last_len + noise_len ? 0 : idle + 1;
+        if (len < best_len * (1 - CCD_IDLE_GAIN) - noise_len) {
+          best_len = len;
+          unbettered = 0;
+        } else {
+          unbettered++;
+        }
+        if ((idle >= CCD_IDLE_SWEEPS || unbettered >= CCD_UNBETTERED_SWEEPS) &&
+            (best.keep || len <= best_len * (1 + CCD_IDLE_GAIN) + noise_len))
+          break;
+        last_len = len;
+      }
     }
     ik__best_restore(&best, chain, job->target);
   }

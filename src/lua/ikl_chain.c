@@ -14,9 +14,12 @@
  * - `solver`: "fabrik", "ccd", "dls" or "two_bone" (exact, 3 joints only; it ignores
  *   constraints and base_direction). Default "fabrik"; a bone chain of 3 bones
  *   defaults to "two_bone".
- * - `iterations`: most sweeps an iterative solver runs, integer >= 1 (default 10): the
- *   chain's budget per solve, which a rig may lower at any time (for a distant
- *   character, say) and raise again.
+ * - `iterations`: most sweeps an iterative solver runs, integer in 1..10000 (default 10):
+ *   the chain's budget per solve, which a rig may lower at any time (for a distant
+ *   character, say) and raise again. A solve's work is bounded: iterations times joints
+ *   (times joints / 2 for CCD, whose sweep moves every joint after each it turns) stays
+ *   within 2^20, so a long chain allows fewer (and a solver that cannot run one iteration
+ *   is refused); a CCD solve also stops once its sweeps stall.
  * - `tolerance`: distance under which the tip counts as there, > 0 (default 1e-3).
  * - `weight`: in [0, 1] (default 1), how far a solve moves the chain from its pose
  *   towards the solution; 0 leaves it where it is.
@@ -45,6 +48,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ik_bone_chain.h"
@@ -240,6 +244,27 @@ static lua_Number check_field_number(lua_State *L, int v, const char *field, con
   return lua_tonumber(L, v);
 }
 
+/* Most iterations a solve of c with `solver` may run: IKL_SOLVE_WORK joint moves in
+ * all (a CCD sweep moves every joint after each joint it turns), and never more than
+ * IKL_MAX_ITERATIONS; 0 when one iteration is already too dear. */
+#define IKL_MAX_ITERATIONS 10000
+#define IKL_SOLVE_WORK (1L << 20)
+static int most_iterations(const ikl_chain *c, int solver) {
+  const double per = solver == IK_BONE_CHAIN_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
+  const double most = (double)IKL_SOLVE_WORK / per;
+  return most >= IKL_MAX_ITERATIONS ? IKL_MAX_ITERATIONS : (int)most;
+}
+
+static void check_iterations(lua_State *L, const ikl_chain *c, int solver, int v) {
+  const lua_Number n = lua_tonumber(L, v);
+  const int most = most_iterations(c, solver);
+  if (lua_type(L, v) != LUA_TNUMBER || !(n >= 1 && n <= most && n == floor(n))) {
+    char expected[48];
+    snprintf(expected, sizeof expected, "integer in 1..%d", most);
+    ikl_fielderror(L, IKL_CHAIN, "iterations", expected, v);
+  }
+}
+
 static void set_solver(lua_State *L, ikl_chain *c, int v) {
   const char *name = lua_type(L, v) == LUA_TSTRING ? lua_tostring(L, v) : NULL;
   int i;
@@ -250,6 +275,12 @@ static void set_solver(lua_State *L, ikl_chain *c, int v) {
   /* Said now rather than at the first solve, where the mistake would be harder to find. */
   if (i == IK_BONE_CHAIN_TWO_BONE && c->count != 3)
     luaL_error(L, "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has %d)", c->count);
+  if (most_iterations(c, i) < 1)
+    luaL_error(L, "ik.chain: solver '%s' takes too many joint moves for %d joints", solver_names[i],
+               c->count);
+  if (c->iterations > most_iterations(c, i))
+    luaL_error(L, "ik.chain: solver '%s' runs at most %d iterations on %d joints (iterations is %d)",
+               solver_names[i], most_iterations(c, i), c->count, c->iterations);
   c->solver = i;
 }
 
@@ -302,8 +333,8 @@ static void set_field(lua_State *L, ikl_chain *c, int ci, int id, int v) {
       set_solver(L, c, v);
       break;
     case F_ITERATIONS:
-      c->iterations = (int)check_field_number(L, v, "iterations", "integer >= 1",
-                                              n >= 1 && n <= INT_MAX && n == floor(n));
+      check_iterations(L, c, c->solver, v);
+      c->iterations = (int)n;
       break;
     case F_TOLERANCE:
       c->tolerance =
@@ -395,12 +426,26 @@ static ikl_chain *new_chain(lua_State *L, int n, int bound) {
 
 /* Sets every field the spec at 1 gives, onto the chain at ci. */
 static void set_fields(lua_State *L, ikl_chain *c, int ci) {
-  int id;
+  const int default_iterations = c->iterations;
+  int id, iterations_given = 0;
+  /* The default solver, before a spec's solver is checked against the default count. */
+  if (most_iterations(c, c->solver) < 1)
+    luaL_error(L, "ik.chain: solver '%s' takes too many joint moves for %d joints", solver_names[c->solver],
+               c->count);
+  /* Until the spec's own, checked against the spec's solver (set before it). */
+  c->iterations = 1;
   for (id = 0; field_names[id]; id++) {
     if (!c->bound && id >= POINT_FIELDS) break;
     lua_getfield(L, 1, field_names[id]);
-    if (!lua_isnil(L, -1)) set_field(L, c, ci, id, lua_gettop(L));
+    if (!lua_isnil(L, -1)) {
+      set_field(L, c, ci, id, lua_gettop(L));
+      iterations_given |= id == F_ITERATIONS;
+    }
     lua_pop(L, 1);
+  }
+  if (!iterations_given) {
+    const int most = most_iterations(c, c->solver);
+    c->iterations = default_iterations < most ? default_iterations : most;
   }
 }
 

@@ -394,14 +394,20 @@ static int pm_has_specials(const char *p, size_t lp) {
   return 0;
 }
 
-/* The first [init, ls) occurrence of needle, charged by the bytes it goes through. */
+/* The first occurrence of needle in [s, s + ls), charged by the bytes it goes through
+ * (memchr in windows of a chunk's worth, so that no charge comes late). */
 static const char *pm_plain(pm *m, const char *s, size_t ls, const char *needle, size_t ln) {
+  const size_t window = (size_t)PM_CHUNK * PM_BYTES_PER_STEP;
   const char *end = s + ls;
   if (ln == 0) return s;
   while ((size_t)(end - s) >= ln) {
-    const char *q = (const char *)memchr(s, needle[0], (size_t)(end - s) - ln + 1);
-    pm_step(m, 1 + ((q ? q : end) - s) / PM_BYTES_PER_STEP + (long)(ln / PM_BYTES_PER_STEP));
-    if (!q) return NULL;
+    const size_t starts = (size_t)(end - s) - ln + 1, span = starts < window ? starts : window;
+    const char *q = (const char *)memchr(s, needle[0], span);
+    pm_step(m, 1 + (long)(((q ? (size_t)(q - s) : span) + ln) / PM_BYTES_PER_STEP));
+    if (!q) {
+      s += span;
+      continue;
+    }
     if (memcmp(q + 1, needle + 1, ln - 1) == 0) return q;
     s = q + 1;
   }
@@ -515,6 +521,7 @@ static void pm_add_template(pm *m, luaL_Buffer *b, const char *s, const char *e)
     if (c == '%') {
       luaL_addchar(b, '%');
     } else if (c == '0') {
+      pm_step(m, (long)((size_t)(e - s) / PM_BYTES_PER_STEP));
       luaL_addlstring(b, s, (size_t)(e - s));
     } else if (c >= '1' && c <= '9') {
       pm_push_capture(m, c - '1', s, e);
@@ -522,7 +529,7 @@ static void pm_add_template(pm *m, luaL_Buffer *b, const char *s, const char *e)
     } else {
       luaL_error(m->L, "invalid use of '%%' in replacement string");
     }
-    pm_step(m, 1 + (long)((size_t)(e - s) / PM_BYTES_PER_STEP));
+    pm_step(m, 1);
     r = pct + 2;
   }
 }

@@ -1,5 +1,6 @@
 /* CCD: its guarantees on random chains, its convergence, its pitfalls by name and the
  * job protocol. */
+#include <limits.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -243,6 +244,46 @@ static void constrained_chain_that_cannot_reach_says_so(void **state) {
   assert_result_honest(&f);
 }
 
+/* A solve held still by its limits, or by rounding under a tolerance of 0, stops once its
+ * sweeps no longer change the tip's distance: a few sweeps, not the million allowed (which
+ * took seconds a call; INT_MAX, minutes), and on its best pose. */
+static void a_stalled_solve_stops_within_a_few_sweeps_on_its_best_pose(void **state) {
+  fixture f;
+  ik_constraint cons[3];
+  ik_real held;
+  int i;
+  (void)state;
+  straight(&f, 4, ik_vec3_make(-1, (ik_real)0.5, 0));
+  memset(cons, 0, sizeof cons);
+  for (i = 0; i < 3; i++) {
+    cons[i].type = IK_CONSTRAINT_CONE;
+    cons[i].angle = (ik_real)0.3;
+  }
+  f.job.chain.constraints = cons;
+  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  f.job.max_iterations = 1000000;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.iterations < 100);
+  assert_false(f.job.result.reached);
+  assert_result_honest(&f);
+  held = f.job.result.distance;
+  /* Going on from there finds nothing nearer. */
+  make_job(&f, 4, f.job.target);
+  f.job.chain.constraints = cons;
+  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  f.job.max_iterations = 1000;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.distance >= held * (1 - (ik_real)1e-6));
+
+  straight(&f, 6, ik_vec3_make(2, 3, 1));
+  f.job.tolerance = 0;
+  f.job.max_iterations = INT_MAX;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.iterations < 1000);
+  assert_true(f.job.result.distance < 4096 * IK_REAL_EPSILON * 5); /* the stall floor: rounding */
+  assert_result_honest(&f);
+}
+
 /* 4 unit bones along +X, bone 0 limited against +X and each other against its parent by
  * cons (4 of them, hinges about +Z when rest is given): target must be reached within
  * `iterations` sweeps, inside the limits. */
@@ -391,6 +432,7 @@ int main(void) {
       cmocka_unit_test(derives_lengths_from_positions_when_asked),
       cmocka_unit_test(constraints_hold_after_every_solve),
       cmocka_unit_test(constrained_chain_that_cannot_reach_says_so),
+      cmocka_unit_test(a_stalled_solve_stops_within_a_few_sweeps_on_its_best_pose),
       cmocka_unit_test(a_hinged_finger_curls_onto_targets_within_its_limits),
       cmocka_unit_test(a_chain_of_cones_reaches_targets_within_its_limits),
       cmocka_unit_test(init_sets_defaults_and_copies_the_chain),

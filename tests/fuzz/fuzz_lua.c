@@ -13,6 +13,11 @@
 #include "ikrig_embed.h"
 #include "lauxlib.h"
 
+/* fuzz_pattern is this program with another driver. */
+#ifndef FUZZ_DRIVER
+#define FUZZ_DRIVER "fuzz_lua.lua"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -25,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   lua_pushlstring(L, (const char *)data, size);
   lua_pushcfunction(L, fuzz_lua_fail);
-  fuzz_lua_run(L, "fuzz_lua.lua", 3);
+  fuzz_lua_run(L, FUZZ_DRIVER, 3);
   ikrig_closestate(L);
   return 0;
 }

@@ -658,7 +658,7 @@ local function number_field(expected, lo, hi, extra)
 end
 local FIELD_ROWS = {
   { "chain", "point_chain", chain_spec, {
-    { "iterations", number_field("integer >= 1", 1, nil, { integer = true }), 5 },
+    { "iterations", number_field("integer in 1..10000", 1, 10000, { integer = true }), 5 },
     { "tolerance", number_field("positive number", 0, nil, { open_lo = true }), 0.01 },
     { "weight", number_field("number in [0, 1]", 0, 1), 0.5 },
     { "base_direction", F.vec3{ expected = "vec3" }, { 1, 0, 0 } },

@@ -255,6 +255,22 @@ describe("ik.chain", function()
     end)
   end)
 
+  describe("a stalled CCD solve", function()
+    it("stops within a few sweeps of the 10000 allowed, on its best pose", function()
+      -- Each bone within 0.3 rad of its parent, bone 1 of +Y: the target behind the root
+      -- is out of its reach, and the sweeps soon change nothing.
+      local c = ik.chain{ positions = STRAIGHT5, solver = "ccd", iterations = 10000,
+        base_direction = { 0, 1, 0 } }
+      for i = 1, 4 do c:set_constraint(i, ik.cone{ angle = 0.3 }) end
+      local reached, distance, iterations = c:solve(ik.vec3(0.5, -1, 0))
+      assert.is_false(reached)
+      assert.is_true(iterations < 100, iterations)
+      c.iterations = 1000
+      local _, again = c:solve(ik.vec3(0.5, -1, 0))
+      assert.is_true(again >= distance * (1 - 1e-6), again)
+    end)
+  end)
+
   describe("pole", function()
     -- Bent towards -z; the pole is on the +z side of the root-target line.
     local bent = { { 0, 0, 0 }, { 0, 1, -0.3 }, { 0, 2, 0 } }
@@ -608,9 +624,9 @@ describe("ik.chain", function()
         function() ik.chain{ positions = STRAIGHT5, tolerance = -1 } end)
       assert_error_has("ik.chain: bad field 'tolerance' (positive number expected, got 0)",
         function() ik.chain{ positions = STRAIGHT5, tolerance = 0 } end)
-      assert_error_has("ik.chain: bad field 'iterations' (integer >= 1 expected, got 0)",
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 0)",
         function() ik.chain{ positions = STRAIGHT5, iterations = 0 } end)
-      assert_error_has("ik.chain: bad field 'iterations' (integer >= 1 expected, got 2.5)",
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 2.5)",
         function() ik.chain{ positions = STRAIGHT5, iterations = 2.5 } end)
       assert_error_has("ik.chain: bad field 'weight' (number in [0, 1] expected, got 2)",
         function() ik.chain{ positions = STRAIGHT5, weight = 2 } end)
@@ -633,13 +649,45 @@ describe("ik.chain", function()
       end
       bad("tolerance", -1, "ik.chain: bad field 'tolerance' (positive number expected, got -1)")
       bad("tolerance", "small", "ik.chain: bad field 'tolerance' (positive number expected, got string)")
-      bad("iterations", 0, "ik.chain: bad field 'iterations' (integer >= 1 expected, got 0)")
+      bad("iterations", 0, "ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 0)")
       bad("weight", -0.5, "ik.chain: bad field 'weight' (number in [0, 1] expected, got -0.5)")
       bad("solver", "two_bone", "ik.chain: solver 'two_bone' needs exactly 3 joints (this chain has 5)")
       bad("solver", "newton", "ik.chain: bad field 'solver' ('fabrik', 'ccd', 'two_bone' or 'dls' expected")
       bad("solver", 1, "ik.chain: bad field 'solver'")
       assert_error_has("ik.chain: no field 'foo'", function() c5.foo = 1 end)
       assert_error_has("ik.chain: no field 'solve'", function() c5.solve = print end)
+    end)
+
+    it("bounding a solve's work: iterations, and iterations times joints", function()
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 2147483647)",
+        function() ik.chain{ positions = STRAIGHT5, iterations = 2 ^ 31 - 1 } end)
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..10000 expected, got 10001)",
+        function() ik.chain{ positions = STRAIGHT5, solver = "ccd", iterations = 10001 } end)
+      local function line(n)
+        local t = {}
+        for i = 1, n do t[i] = { 0, i, 0 } end
+        return t
+      end
+      -- 2^20 joint moves: iterations x joints, x (joints - 1) / 2 for CCD's sweeps.
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..9986 expected, got 10000)",
+        function() ik.chain{ positions = line(105), iterations = 10000 } end)
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..211 expected, got 212)",
+        function() ik.chain{ positions = line(100), solver = "ccd", iterations = 212 } end)
+      local c = ik.chain{ positions = line(100), iterations = 10000 }
+      assert_error_has(
+        "ik.chain: solver 'ccd' runs at most 211 iterations on 100 joints (iterations is 10000)",
+        function() c.solver = "ccd" end)
+      assert.are.equal("fabrik", c.solver)
+      c.iterations = 211
+      c.solver = "ccd"
+      assert_error_has("ik.chain: bad field 'iterations' (integer in 1..211 expected, got 212)",
+        function() c.iterations = 212 end)
+      assert.are.equal(211, c.iterations)
+      -- The default 10 is lowered to what the chain allows; one iteration is the least.
+      assert.are.equal(1, ik.chain{ positions = line(1448), solver = "ccd" }.iterations)
+      assert.are.equal(5, ik.chain{ positions = line(200000) }.iterations)
+      assert_error_has("ik.chain: solver 'ccd' takes too many joint moves for 1449 joints",
+        function() ik.chain{ positions = line(1449), solver = "ccd", iterations = 1 } end)
     end)
 
     it("in the pose methods", function()

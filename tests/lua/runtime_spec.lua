@@ -223,6 +223,28 @@ function update() end
         "ik.runtime.new: option 'batch_threads' (integer in 1..64 expected, got 0)")
     end)
 
+    it("checks the threads of a script's ik.batch on the value the batch uses", function()
+      local scene = {}
+      -- A spec whose threads answer 1, 1, then 64: read once, it gets 1 thread.
+      local path = script("s.lua", [[
+local reads = 0
+local spec = setmetatable({}, { __index = function(_, k)
+  if k ~= "threads" then return nil end
+  reads = reads + 1
+  return reads <= 2 and 1 or 64
+end })
+local b = ik.batch(spec)
+state.threads, state.reads = b.threads, reads
+b:close()
+function update() end
+]])
+      local rt = new{ scene = scene, scripts = { path } }
+      local s = info(rt, path)
+      assert.are.equal("running", s.status, s.error)
+      assert.are.equal(1, s.state.threads)
+      assert.are.equal(1, s.state.reads)
+    end)
+
     it("rejects bad options Lua's way", function()
       assert.has_error(function() runtime.new{ budjet = 1 } end, "ik.runtime.new: no option \"budjet\"")
       assert.has_error(function() runtime.new{ budget = -1 } end,
