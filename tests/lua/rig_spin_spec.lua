@@ -41,7 +41,7 @@ local function arm_frame(sk, map, side)
 end
 
 local function paths(shoulder, forward, up, out, reach)
-  local pole_dir = (up * -0.6 + forward * -0.8 + out * 0.0):normalized()
+  local pole_dir = (up * -0.6 + forward * -0.8):normalized()
   local list = {}
   -- across the shoulder-to-pole line, at 0.6 of the reach along it
   list.cross_pole_line = function(t)
@@ -58,7 +58,8 @@ local function paths(shoulder, forward, up, out, reach)
     local a = 4 * math.pi * t
     local u = forward:cross(pole_dir):normalized()
     local v = pole_dir:cross(u)
-    return shoulder + pole_dir * (0.6 * reach) + u * (0.3 * reach * math.cos(a)) + v * (0.3 * reach * math.sin(a))
+    return shoulder + pole_dir * (0.6 * reach) + u * (0.3 * reach * math.cos(a))
+        + v * (0.3 * reach * math.sin(a))
   end
   return list, shoulder + pole_dir * 2
 end
