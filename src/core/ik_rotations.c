@@ -24,6 +24,7 @@ void ik_rotations_job_init(ik_rotations_job *job, int count, const ik_vec3 *posi
   job->twist_limits = NULL;
   job->base_rotation_before = ik_quat_identity();
   job->base_rotation = ik_quat_identity();
+  job->twist_memory = NULL;
 }
 
 ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
@@ -60,7 +61,35 @@ ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
         return ik__fail(err, IK_E_TWIST_LIMIT, "twist_limits", i);
     }
   }
+  if (job->twist_memory != NULL) {
+    for (i = 0; i < job->count; i++)
+      if ((st = ik__check_quat(job->twist_memory[i], err, "twist_memory", i)) != IK_OK) return st;
+  }
   return ik__fail(err, IK_OK, NULL, -1);
+}
+
+/* The joint's full-weight rotation when it remembers its last offset: the offset
+ * carried on (in the joint's frame, so the body turning changes nothing), the minimal
+ * turn from where that leaves the bone to where it was solved, and the remembered twist
+ * bled back by at most half of that turn. Writes the new offset. */
+static ik_quat turn_from_last(ik_quat inherited_ws, ik_vec3 bone_ls, ik_vec3 to_ws, ik_quat *memory) {
+  const ik_quat predicted_ws = ik_quat_normalize(ik_quat_mul(inherited_ws, ik_quat_normalize(*memory)));
+  const ik_vec3 from_ws = ik_quat_rotate(predicted_ws, bone_ls);
+  const ik_quat turn_ws = ik_quat_from_to(from_ws, to_ws);
+  const ik_quat solved_ws = ik_quat_normalize(ik_quat_mul(turn_ws, predicted_ws));
+  const ik_vec3 axis_ls = ik_vec3_normalize(bone_ls);
+  const ik_real bleed = (ik_real)0.5 * ik_quat_angle(turn_ws);
+  ik_quat offset_ls = ik_quat_normalize(ik_quat_mul(ik_quat_inverse(inherited_ws), solved_ws));
+  ik_quat swing_ls, twist_ls;
+  ik_real twist;
+  ik_quat_swing_twist(offset_ls, axis_ls, &swing_ls, &twist_ls);
+  twist = ik_quat_twist_angle(twist_ls, axis_ls);
+  if (twist != 0 && bleed > 0) {
+    twist = ik_fabs(twist) <= bleed ? 0 : twist > 0 ? twist - bleed : twist + bleed;
+    offset_ls = ik_quat_normalize(ik_quat_mul(swing_ls, ik_quat_axis_angle(axis_ls, twist)));
+  }
+  *memory = offset_ls;
+  return ik_quat_normalize(ik_quat_mul(inherited_ws, offset_ls));
 }
 
 /* Limits how far the joint twists about its own bone relative to its parent, compared
@@ -120,7 +149,14 @@ void ik__rotations_run_valid(ik_rotations_job *job) {
     const int bone = i < tip ? i : tip - 1;
     const ik_vec3 bone_old_ws = ik_vec3_sub(job->positions_before[bone + 1], job->positions_before[bone]);
     ik_quat rot_new_ws;
-    if (i < tip) {
+    if (i < tip && job->twist_memory != NULL) {
+      const ik_vec3 to_ws = ik_vec3_sub(job->positions_solved[i + 1], job->positions_solved[i]);
+      const ik_vec3 bone_ls = ik_quat_rotate(ik_quat_conjugate(rot_old_ws), bone_old_ws);
+      const ik_quat solved_ws = ik_vec3_len2(to_ws) > IK_TINY_LEN2
+                                    ? turn_from_last(inherited_ws, bone_ls, to_ws, &job->twist_memory[i])
+                                    : inherited_ws;
+      rot_new_ws = turn_towards(inherited_ws, solved_ws, job->weight);
+    } else if (i < tip) {
       const ik_vec3 from_ws = ik_quat_rotate(parent_turn_ws, bone_old_ws);
       const ik_vec3 to_ws = ik_vec3_sub(job->positions_solved[i + 1], job->positions_solved[i]);
       /* Minimal turn, applied after the inherited rotation: it adds no twist about the

@@ -4,7 +4,8 @@
  * Bones are visited root to tip. Each bone first inherits what its parent's new
  * rotation did to it (its local rotation is kept), then turns by the minimal rotation
  * from where its child joint now is to where the solver put it: no twist about the
- * bone is added, so the animation's twist survives. The result is blended with the
+ * bone is added, so the animation's twist survives. With `twist_memory` the turn is
+ * measured from the joint's last result instead (continuous in time). The result is blended with the
  * inherited rotation by `weight` (slerp). Only rotations are written: bone lengths can
  * never stretch, whatever the solved positions say.
  */
@@ -40,6 +41,14 @@ typedef struct ik_rotations_job {
    * twist_limits[0] is measured against it. Default identity for both. */
   ik_quat base_rotation_before;
   ik_quat base_rotation;
+  /* NULL, or `count` rotations kept by the caller from one run to the next (identity
+   * before the first): what each joint's last result added to its inherited rotation,
+   * in the joint's own frame. With it a joint turns from where it was last time, not
+   * from the input pose, so a bone whose solved direction comes round opposite its
+   * input direction does not spin about its length (the minimal turn from the input is
+   * ill-defined there). The twist that history carries is bled back towards none by at
+   * most half the bone's turn each run. Written at each run, at full weight. */
+  ik_quat *twist_memory;
 } ik_rotations_job;
 
 void ik_rotations_job_init(ik_rotations_job *job, int count, const ik_vec3 *positions_before,

@@ -43,7 +43,7 @@ ik_ref ik_ref_vec3(ik_vec3 value) {
 size_t ik_bone_chain_size(int count, int bound) {
   return sizeof(ik_bone_chain) + (size_t)(count - 1) * (sizeof(ik_constraint) + sizeof(ik_real)) +
          (size_t)count * 4 * sizeof(ik_vec3) +
-         (bound ? (size_t)count * (sizeof(ik_quat) + sizeof(ik_ref)) : 0);
+         (bound ? (size_t)count * (2 * sizeof(ik_quat) + sizeof(ik_ref)) : 0);
 }
 
 /* Each array's size is a multiple of ik_real's alignment and the header holds an
@@ -62,7 +62,8 @@ ik_bone_chain *ik_bone_chain_init(void *mem, int n, int bound) {
   c->lengths = (ik_real *)(void *)(c->start + n);
   c->rotations = bound ? (ik_quat *)(void *)(c->lengths + (n - 1)) : NULL;
   /* After the quaternions, whose array size is a multiple of 4 reals: aligned. */
-  c->refs = bound ? (ik_ref *)(void *)(c->rotations + n) : NULL;
+  c->twist_memory = bound ? c->rotations + n : NULL;
+  c->refs = bound ? (ik_ref *)(void *)(c->twist_memory + n) : NULL;
   for (i = 0; i < n - 1; i++) {
     memset(&c->constraints[i], 0, sizeof c->constraints[i]);
     c->constraints[i].type = IK_CONSTRAINT_NONE;
@@ -96,6 +97,7 @@ void ik_bone_chain_set_rest(ik_bone_chain *c) {
     memcpy(c->start, c->rest, size);
     return;
   }
+  for (i = 0; i < c->count; i++) c->twist_memory[i] = ik_quat_identity();
   c->native = 1;
   for (i = 0; i < c->count; i++)
     if (c->refs[i].kind != IK_REF_BONE && c->refs[i].kind != IK_REF_NODE) c->native = 0;
@@ -369,6 +371,9 @@ void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st) {
   rot.weight = c->weight;
   rot.match_tip_rotation = c->match_rotation;
   rot.tip_rotation = s->target_rotation;
+  /* Bones turn on from their last result, so none spins where its solved direction
+   * comes round opposite the animated one; a deterministic chain forgets. */
+  rot.twist_memory = c->deterministic ? NULL : c->twist_memory;
   /* Every input is checked already: the bones as gather read them (finite, no bone of
    * zero length), the weight as it was set, the target's rotation as read, and the
    * solved pose as the solver made it within the reach it checked. */

@@ -10,7 +10,9 @@
  *
  * Warm start: unless deterministic, a bone chain starts each solve from its last
  * solution's bone directions, carried in the frame of what its root hangs from, so a
- * chain following a moving target needs few sweeps a frame.
+ * chain following a moving target needs few sweeps a frame. Its bones also turn on from
+ * their last result (the rotations job's twist_memory), so none spins about its length
+ * where a solved direction comes round opposite the animated one.
  *
  * Memory: the caller sizes a block with ik_bone_chain_size (aligned as malloc's) and
  * hands it to ik_bone_chain_init; nothing here allocates. The chain keeps pointers to
@@ -120,6 +122,8 @@ typedef struct ik_bone_chain {
   ik_vec3 *rest;              /* count: the rest pose (hinge axes) */
   ik_quat *rotations;         /* bone chains only (else NULL), count: the bones' world
                                  rotations, read, then turned by the rotations job */
+  ik_quat *twist_memory;      /* bone chains only (else NULL), count: the rotations job's
+                                 memory of each bone's last turn (ik_rotations.h) */
   ik_ref *refs;               /* bone chains only (else NULL), count: the bones */
   ik_ref pole_ref;            /* a bone chain's pole transform */
   ik_vec3 base_direction;     /* zero: none */

@@ -95,6 +95,7 @@ static void init_sets_the_documented_defaults(void **state) {
   assert_null(f.job.twist_limits);
   assert_quat_near(f.job.base_rotation_before, ik_quat_identity(), 0);
   assert_quat_near(f.job.base_rotation, ik_quat_identity(), 0);
+  assert_null(f.job.twist_memory);
 }
 
 /* ---- the main property ---- */
@@ -390,6 +391,70 @@ static void joint_zero_follows_the_base_rotation(void **state) {
 
 /* Solved bones of any length: the rotations carry the old bones, so positions derived
  * from them keep the old lengths and take the solved directions. */
+/* ---- remembered turns ---- */
+
+/* One bone animated along +X (the rest pose, every step) whose solved direction goes
+ * once round a circle passing 1.1 degrees from -X: the largest turn of the bone about
+ * its own length in one step (beyond its direction's turn, radians), with and without
+ * twist memory. */
+static ik_real worst_spin(int remember) {
+  const int steps = 720;
+  ik_vec3 before[2], solved[2];
+  ik_quat rot[2], memory[2], last = ik_quat_identity();
+  ik_vec3 last_dir = ik_vec3_make(1, 0, 0);
+  ik_real worst = 0;
+  int s;
+  memory[0] = memory[1] = ik_quat_identity();
+  for (s = 0; s <= steps; s++) {
+    const ik_real a = 2 * (ik_real)IK_PI * (ik_real)s / (ik_real)steps;
+    ik_rotations_job job;
+    ik_vec3 dir;
+    ik_real twist, turn;
+    before[0] = ik_vec3_zero(), before[1] = ik_vec3_make(1, 0, 0);
+    solved[0] = ik_vec3_zero();
+    solved[1] = ik_vec3_normalize(ik_vec3_make(ik_cos(a), (ik_real)0.02, ik_sin(a)));
+    rot[0] = rot[1] = ik_quat_identity();
+    ik_rotations_job_init(&job, 2, before, solved, rot);
+    if (remember) job.twist_memory = memory;
+    assert_int_equal(ik_rotations_run(&job), IK_OK);
+    dir = ik_quat_rotate(rot[0], ik_vec3_make(1, 0, 0));
+    assert_true(ik_vec3_dist(dir, solved[1]) < T_ROT);
+    twist = ik_fabs(ik_quat_twist_angle(ik_quat_mul(ik_quat_inverse(last), rot[0]), ik_vec3_make(1, 0, 0)));
+    turn = ik_vec3_angle(last_dir, dir);
+    if (s > 0 && twist - turn > worst) worst = twist - turn;
+    last = rot[0], last_dir = dir;
+  }
+  return worst;
+}
+
+static void remembered_turns_never_spin_a_bone(void **state) {
+  (void)state;
+  assert_true(worst_spin(0) > (ik_real)0.5); /* the turn from the pose alone flips near -X */
+  assert_true(worst_spin(1) <= T_ROT);
+}
+
+/* The twist history carries is bled back: after the circle the bone, back on +X, has
+ * turned back to its pose, not kept the loop's twist. */
+static void remembered_twist_bleeds_back(void **state) {
+  ik_vec3 before[2] = {{0, 0, 0}, {1, 0, 0}}, solved[2] = {{0, 0, 0}, {0, 0, 0}};
+  ik_quat rot[2], memory[2];
+  int s;
+  (void)state;
+  memory[0] = ik_quat_axis_angle(ik_vec3_make(1, 0, 0), 1);
+  memory[1] = ik_quat_identity();
+  /* Swinging the bone 0.4 rad out and back bleeds 0.2 rad of the remembered twist each way. */
+  for (s = 0; s < 2; s++) {
+    ik_rotations_job job;
+    solved[1] = s == 0 ? ik_vec3_make(ik_cos((ik_real)0.4), ik_sin((ik_real)0.4), 0) : ik_vec3_make(1, 0, 0);
+    rot[0] = rot[1] = ik_quat_identity();
+    ik_rotations_job_init(&job, 2, before, solved, rot);
+    job.twist_memory = memory;
+    assert_int_equal(ik_rotations_run(&job), IK_OK);
+  }
+  assert_true(ik_fabs(ik_quat_twist_angle(rot[0], ik_vec3_make(1, 0, 0)) - (ik_real)0.6) < 1e-4);
+  assert_true(ik_vec3_dist(ik_quat_rotate(rot[0], ik_vec3_make(1, 0, 0)), ik_vec3_make(1, 0, 0)) < T_ROT);
+}
+
 static void bone_lengths_cannot_change(void **state) {
   t_rng r = t_rng_make(114);
   int k, i;
@@ -506,6 +571,15 @@ static void validation_names_the_field_and_index(void **state) {
   expect_refused(&f, IK_E_NOT_FINITE, "rotations", 1);
   small_fixture(&f), f.job.weight = nan;
   expect_refused(&f, IK_E_NOT_FINITE, "weight", -1);
+  {
+    ik_quat memory[MAXJ];
+    int i;
+    small_fixture(&f);
+    for (i = 0; i < MAXJ; i++) memory[i] = ik_quat_identity();
+    memory[2].z = nan;
+    f.job.twist_memory = memory;
+    expect_refused(&f, IK_E_NOT_FINITE, "twist_memory", 2);
+  }
   small_fixture(&f), f.job.tip_rotation.x = -inf;
   expect_refused(&f, IK_E_NOT_FINITE, "tip_rotation", -1);
   small_fixture(&f), f.job.base_rotation_before.y = nan;
@@ -567,6 +641,8 @@ int main(void) {
       cmocka_unit_test(twist_limits_hold_for_random_tip_targets),
       cmocka_unit_test(zero_limits_do_not_stop_bones_turning),
       cmocka_unit_test(joint_zero_follows_the_base_rotation),
+      cmocka_unit_test(remembered_turns_never_spin_a_bone),
+      cmocka_unit_test(remembered_twist_bleeds_back),
       cmocka_unit_test(bone_lengths_cannot_change),
       cmocka_unit_test(zero_solved_bone_keeps_the_inherited_direction),
       cmocka_unit_test(non_unit_input_rotations_give_unit_output),

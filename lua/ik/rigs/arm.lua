@@ -30,6 +30,7 @@ local FIELDS = common.fields({
   { "target", "point", required = true },
   { "pole", "point" },
   { "hand_weight", "unit", default = 1 },
+  { "hand_offset", "quat" },
   { "tolerance", "positive", default = 1e-3 },
   { "bend_time", "non_negative", default = 0.1 },
 }, common.rig_fields(arm.order))
@@ -46,6 +47,9 @@ Arm.__index = Arm
 --   side it bends to in the pose).
 -- - `hand_weight`: in [0, 1], default 1: how far the hand takes the target's rotation
 --   (a transform target only).
+-- - `hand_offset`: quat, default identity: the hand turns to `target rotation *
+--   hand_offset` (`ik.rigs.humanoid` captures it when made, so a hand keeps its bind
+--   rotation relative to a target that had none).
 -- - `tolerance`: distance counting as reached, default 1e-3.
 -- - `bend_time`: seconds, default 0.1 (0: none): the smooth time of the critically
 --   damped spring the elbow's side follows the pole's through, round the
@@ -80,6 +84,7 @@ function arm.new(options)
   self.upper, self.lower, self.hand = o.upper, o.lower, o.hand
   self.target, self.pole = o.target, o.pole
   self.hand_weight = o.hand_weight
+  self._hand_offset = o.hand_offset and ik.quat(o.hand_offset) or nil
   self._limb = common.limb({ o.upper, o.lower, o.hand }, o)
   common.init_rig(self, OWNER, o, { o.upper, o.lower, o.hand })
   common.own_chain(self, self._limb.chain)
@@ -118,6 +123,7 @@ function Arm:update(dt)
     error(OWNER .. ": field 'hand_weight' (number in [0, 1] expected, got " .. common.describe(hw) .. ")", 2)
   end
   if goal_rotation and hw > 0 then
+    if self._hand_offset then goal_rotation:mul(self._hand_offset, goal_rotation) end
     local hand = self.hand
     local q = common.get_rotation(hand, self._hand_rotation)
     hand:set_rotation(q:slerp(goal_rotation, hw * w, q))

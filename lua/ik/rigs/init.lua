@@ -4,8 +4,10 @@
 -- The rigs: `ik.rigs.root` (hips follow a target, order 100), `ik.rigs.chest` (bend
 -- the spine towards a target, 200), `ik.rigs.leg` (legs and foot placement, 300; its
 -- pelvis helper 250), `ik.rigs.arm` (hands reach, 400) and `ik.rigs.look` (head looks
--- at a target, 500); `ik.rigs.walker` walks many-legged robots. Each is made with
--- `new{...}` from named transforms and options, and has `update(dt)`, a `weight` that
+-- at a target, 500); `ik.rigs.walker` walks many-legged robots; `ik.rigs.humanoid`
+-- makes a whole humanoid's rigs from its bone map (`require("ik.rigs").humanoid{...}`).
+-- Each is made with `new{...}` from named transforms and options, and has
+-- `update(dt)`, a `weight` that
 -- is blended in and out over `blend_time` (never snapping), and `enabled`. They use only
 -- the transform contract, so they drive `ik.bone`, `ik.node` and a host's own objects
 -- alike.
@@ -152,6 +154,7 @@ end
 
 local MODULES = {
   arm = true, leg = true, look = true, root = true, chest = true, common = true, walker = true,
+  humanoid = true,
 }
 
 return setmetatable(rigs, {

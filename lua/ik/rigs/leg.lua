@@ -221,8 +221,10 @@ Pelvis.__index = Pelvis
 -- - `legs`: list of leg rigs made with ground; required.
 -- - `smooth_time`: seconds, default 0.05.
 -- - `up`: the world's up, default {0, 1, 0}.
--- - `weight`, `enabled`, `blend_time`, `order` (250), `reset_pose` (false: true puts
---   back the hips' local position as it was when the rig was made at each update).
+-- - `weight`, `enabled`, `blend_time`, `order` (250), `reset_pose` (false: true takes
+--   back the rig's own last move at each update, when the hips are still where it left
+--   them; hips that something else placed since, the root rig or an animation, are
+--   left where they were put).
 -- @treturn table the rig; after an update its `offset` is how far it moved the hips
 -- along up (<= 0)
 -- @usage local specs = { { name = "hips", position = {0, 1, 0} } }
@@ -260,8 +262,14 @@ function leg.pelvis(options)
   self._pelvis = ik.pelvis{ smooth_time = o.smooth_time }
   self._deficits = {}
   self.offset = 0
-  common.init_rig(self, PELVIS_OWNER, o, nil, { o.hips })
+  -- Its own move is taken back, not the hips' captured place: that would undo the root rig.
+  self._undo = o.reset_pose
+  o.reset_pose = false
+  common.init_rig(self, PELVIS_OWNER, o)
   self._hips_at, self._moved = ik.vec3(), ik.vec3() -- scratch
+  self._left_at, self._before_at = ik.vec3(), ik.vec3()
+  self._local = common.method(o.hips, "get_local_position") ~= nil
+      and common.method(o.hips, "set_local_position") ~= nil
   return self
 end
 
@@ -277,7 +285,29 @@ end
 -- animation and before the legs.
 -- @number dt seconds since the last update, >= 0
 -- @treturn number how far the hips moved along up (<= 0)
+-- Puts the hips back by the last move when they are still where it left them: in their
+-- parent's space where they have one (the parent may have moved meanwhile), else in the
+-- world's.
+local UNDO_SLACK = ik.real == "float" and 1e-5 or 1e-9
+local function hips_place(self, out)
+  local hips = self.hips
+  if self._local then return out:set(hips:get_local_position(out)) end
+  return common.get_position(hips, out)
+end
+
+local function undo_last(self)
+  if self.offset == 0 then return end
+  local at = hips_place(self, self._hips_at)
+  if at:distance(self._left_at) > UNDO_SLACK * (1 + at:length()) then return end
+  if self._local then
+    self.hips:set_local_position(self._before_at)
+  else
+    self.hips:set_position(self._before_at)
+  end
+end
+
 function Pelvis:update(dt)
+  if self._undo then undo_last(self) end
   local w = common.begin(self, dt)
   if not w then
     self.offset = 0
@@ -288,9 +318,11 @@ function Pelvis:update(dt)
   for i = #self.legs + 1, #deficits do deficits[i] = nil end
   local offset = self._pelvis:update(dt, deficits) * w
   local hips = self.hips
+  if self._undo then hips_place(self, self._before_at) end
   local at = common.get_position(hips, self._hips_at)
   hips:set_position(at:add(self.up:scale(offset, self._moved), at))
   self.offset = offset
+  if self._undo then hips_place(self, self._left_at) end
   return offset
 end
 

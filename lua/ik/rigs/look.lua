@@ -62,6 +62,8 @@ local FIELDS = common.fields({
   { "limits", "table" },
   { "hysteresis", "non_negative", default = math.rad(30) },
   { "smooth_time", "non_negative", default = 0 },
+  { "eye", "vec3" },
+  { "roll_limit", "non_negative" },
 }, common.rig_fields(look.order))
 
 local Look = {}
@@ -122,6 +124,10 @@ end
 --   and 60 degrees. The whole turn stays below pi - `hysteresis`.
 -- - `hysteresis`: radians, default 30 degrees: how far past straight behind a target
 --   may go before the head changes the side it looks over.
+-- - `eye`: the point it looks from, in the head's own space, default the head's origin
+--   (`ik.rigs.humanoid` puts it between the eyes).
+-- - `roll_limit`: radians, or nil (none): the most the rig may roll the head about its
+--   forward, against the animated head's up (keep-upright).
 -- - `smooth_time`: seconds, default 0 (none): smooths the look direction (a critically
 --   damped spring on its yaw and pitch), so the head also swings rather than snaps
 --   when it changes side.
@@ -187,6 +193,9 @@ function look.new(options)
   self._capacity = min(capacity, pi - o.hysteresis, pi - 1e-3)
   self._forward, self._up = forward, up
   self._hysteresis = o.hysteresis
+  self._eye = o.eye and common.to_vec3(o.eye) or nil
+  self._roll_limit = o.roll_limit
+  self._eye_at, self._up0, self._roll_axis = ik.vec3(), ik.vec3(), ik.vec3()
   self._omega = common.omega(o.smooth_time)
   self._room, self._out, self._used = {}, {}, {}
   self.angle, self.clamped = 0, false
@@ -267,6 +276,37 @@ end
 --- Runs the rig for one frame, after the animation posed the head (and everything
 -- else that moves it).
 -- @number dt seconds since the last update, >= 0
+-- Where the head looks from, into out: its origin, or the eye point carried by it.
+local function eye_point(self, out)
+  local head = self.head
+  local p = common.get_position(head, out)
+  if not self._eye then return p end
+  local q = common.get_rotation(head, self._bone_rotation)
+  return p:add(q:rotate(self._eye, self._roll_axis), p)
+end
+
+-- Rolls the head back about its forward to within roll_limit of up0 (the animated
+-- head's up, seen square to where the head now faces); whether it rolled.
+local function keep_upright(self)
+  local limit = self._roll_limit
+  local head = self.head
+  local q = common.get_rotation(head, self._rotation)
+  local f = q:rotate(self._forward, self._facing)
+  local up_now = q:rotate(self._up, self._want)
+  local up0 = self._up0
+  local along = up0:dot(f)
+  local ref = up0:sub(f:scale(along, self._axis), self._tmp)
+  if ref:length() < 1e-9 then return false end
+  up_now = up_now:sub(f:scale(up_now:dot(f), self._axis), up_now)
+  if up_now:length() < 1e-9 then return false end
+  local roll = atan2(ref:cross(up_now, self._axis):dot(f), ref:dot(up_now))
+  if abs(roll) <= limit then return false end
+  local back = roll > 0 and limit - roll or -limit - roll
+  local turn = ik.quat.axis_angle(f, back, self._bone_rotation)
+  head:set_rotation(turn:mul(q, turn))
+  return true
+end
+
 function Look:update(dt)
   local w = common.begin(self, dt)
   self.iterations = 0
@@ -275,8 +315,9 @@ function Look:update(dt)
     return
   end
   local head = self.head
-  local head_position = common.get_position(head, self._position)
+  local head_position = eye_point(self, self._position)
   local head_rotation = common.get_rotation(head, self._rotation)
+  if self._roll_limit then head_rotation:rotate(self._up, self._up0) end
   local f = head_rotation:rotate(self._forward, self._f)
   local r = head_rotation:rotate(self._up, self._r)
   r = r:cross(f, r)
@@ -323,6 +364,11 @@ function Look:update(dt)
   end
 
   self:_turn(goal, exact and target or nil)
+  -- Rolling about the face moves an eye point off its axis: aim again, a few rounds.
+  for _ = 1, self._roll_limit and 3 or 0 do
+    if not keep_upright(self) then break end
+    self:_turn(goal, exact and target or nil)
+  end
   self.angle = common.angle(f, common.get_rotation(head, self._rotation):rotate(self._forward, tmp))
   self.clamped = clamped
 end
@@ -348,7 +394,7 @@ function Look:_turn(goal, target)
         local facing = common.get_rotation(head, rotation):rotate(forward, self._facing)
         local want = goal
         if target then
-          want = target:sub(common.get_position(head, self._position), self._want)
+          want = target:sub(eye_point(self, self._position), self._want)
           want = want:normalized(want)
         end
         local phi = common.angle(facing, want)
