@@ -49,7 +49,8 @@ for _, solver in ipairs({ "fabrik", "ccd", "dls" }) do
   local sweeps = {}
   for k, deterministic in ipairs({ false, true }) do
     local c = ik.chain{ positions = { { 0, 0, 0 }, { 1, 0, 0 }, { 2, 0, 0 }, { 3, 0, 0 } }, solver = solver,
-                        iterations = solver == "ccd" and 40 or 20, tolerance = 1e-3, deterministic = deterministic }
+                        iterations = solver == "ccd" and 40 or 20, tolerance = 1e-3,
+                        deterministic = deterministic }
     c.pole = ik.pole{ position = { 1, 2, 0 } }
     local total, p = 0, ik.vec3()
     for f = 0, 60 do
