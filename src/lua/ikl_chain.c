@@ -32,9 +32,10 @@
  *   each solve) or a vec3 (read back as a copy), or nil. A target that moves with a
  *   bone chain's own bones is refused, when set and again at each solve (a node hung
  *   from one of them since); so is such a pole.
- * - `deterministic`: false (default) for warm start, each solve starting from the last
- *   solution; true to start every solve from the same pose, whatever came before (see
- *   `solve`).
+ * - `deterministic`: true to start every solve from the same pose, whatever came
+ *   before, false for warm start, each solve starting from the last solution (see
+ *   `solve`). Default: true for a point chain (its pose is then a function of the
+ *   target and pole: the same at any frame rate), false for a bone chain.
  * - `mode`: how FABRIK finishes its sweeps: "plain" (the sweeps alone) or "refined"
  *   (finished so that more targets are reached within the same budget; see
  *   ik_fabrik.h). Default: the C core's (`ik_fabrik_job_init`). The other solvers
@@ -802,13 +803,15 @@ ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testuda
  * With `weight` below 1 the chain then turns back towards the pose it had, bone by
  * bone. Not reaching the target is no error: see the results.
  *
- * Where the solver starts (warm start): a point chain from its current pose, the last
- * solution; a bone chain from its last solution too, carried to where its root and
- * what the root hangs from are now, while the bones are turned from their animated pose
- * (so the animation's twist is kept). A chain following a moving target thus needs few
- * sweeps a frame. With `deterministic = true` a chain starts every solve from the same
- * pose instead, whatever came before: a point chain from the pose given at creation or
- * by `set_positions`, a bone chain from its bones' pose now.
+ * Where the solver starts: with `deterministic = true` (a point chain's default) from
+ * the same pose every time, whatever came before: a point chain from the pose given at
+ * creation or by `set_positions`, a bone chain from its bones' pose now. With warm
+ * start (`deterministic = false`, a bone chain's default) from the last solution: a
+ * point chain from its current pose; a bone chain from its last solution carried to
+ * where its root and what the root hangs from are now, while the bones are turned from
+ * their animated pose (so the animation's twist is kept). A chain following a moving
+ * target thus needs fewer sweeps a frame, but a chain of three or more bones then ends
+ * where its past led it (docs/motion.md).
  *
  * A bone chain solves from its bones' pose now and turns them (see `ik.chain`); the
  * target may then be a transform too. Without an argument, a chain solves for its

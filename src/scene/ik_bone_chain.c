@@ -71,6 +71,8 @@ ik_bone_chain *ik_bone_chain_init(void *mem, int n, int bound) {
   if (bound) memset(c->refs, 0, (size_t)n * sizeof *c->refs);
   c->count = n;
   c->bound = bound;
+  /* A point chain's pose is then a function of its target and pole, not of its past. */
+  c->deterministic = !bound;
   c->solver = IK_BONE_CHAIN_FABRIK;
   c->iterations = 10; /* the core's defaults (ik_fabrik_job_init) */
   c->tolerance = (ik_real)1e-3;

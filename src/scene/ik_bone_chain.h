@@ -12,7 +12,9 @@
  * solution's bone directions, carried in the frame of what its root hangs from, so a
  * chain following a moving target needs few sweeps a frame. Its bones also turn on from
  * their last result (the rotations job's twist_memory), so none spins about its length
- * where a solved direction comes round opposite the animated one.
+ * where a solved direction comes round opposite the animated one. A point chain starts
+ * deterministic (from the pose given: its solution then depends on the target and pole
+ * alone, not on the frame rate that led there); a caller may clear the flag.
  *
  * Memory: the caller sizes a block with ik_bone_chain_size (aligned as malloc's) and
  * hands it to ik_bone_chain_init; nothing here allocates. The chain keeps pointers to
@@ -99,7 +101,7 @@ typedef struct ik_bone_chain {
   int closed;            /* set by the owner: every phase then refuses the chain */
   int bound;             /* a bone chain (refs), else a point chain */
   int constrained;       /* any constraint set: the solvers skip the pass when not */
-  int deterministic;     /* start every solve from the given (point) or animated (bone) pose */
+  int deterministic;     /* start every solve from the given (point: the default) or animated (bone) pose */
   int pole_is_transform; /* bone chains: the pole is pole_ref */
   ik_fabrik_mode mode;
   ik_real tolerance, weight;

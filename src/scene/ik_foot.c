@@ -202,16 +202,14 @@ ik_status ik_foot_update(const ik_foot_params *params, ik_foot_state *state, con
 
 /* The spring may slow a foot coming down, but never leaves its sole under the ground:
  * along up the offset is at least the deficit (the sole on the surface), and a foot
- * held there moves at least as fast as its goal, so the spring then carries on from
- * the ground's motion, not from behind it. */
-static void keep_above_ground(ik_foot_state *state, ik_vec3 up_ws, ik_real deficit, ik_vec3 goal_step_ws,
-                              ik_real dt) {
+ * held there stops coming down. Its speed is not raised to the goal's: a riser's rise
+ * over one frame would launch the foot at rise / dt, faster the higher the rate. */
+static void keep_above_ground(ik_foot_state *state, ik_vec3 up_ws, ik_real deficit) {
   const ik_real below = deficit - ik_vec3_dot(state->offset, up_ws);
-  const ik_real goal_rate = ik_vec3_dot(goal_step_ws, up_ws) / dt;
-  const ik_real slower = goal_rate - ik_vec3_dot(state->velocity, up_ws);
+  const ik_real down = ik_vec3_dot(state->velocity, up_ws);
   if (!(below > 0)) return;
   state->offset = ik_vec3_madd(state->offset, up_ws, below);
-  if (slower > 0 && ik_real_is_finite(slower)) state->velocity = ik_vec3_madd(state->velocity, up_ws, slower);
+  if (down < 0) state->velocity = ik_vec3_madd(state->velocity, up_ws, -down);
 }
 
 ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
@@ -247,8 +245,7 @@ ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *sta
     smooth_scalar(&state->offset.z, &state->velocity.z, state->goal.z, goal_offset_ws.z, params->smooth_time,
                   dt);
     /* (A step too short for the spring to measure moves nothing, floor included.) */
-    if (probe.hit.hit && omega * dt > 0)
-      keep_above_ground(state, up_ws, probe.deficit, ik_vec3_sub(goal_offset_ws, state->goal), dt);
+    if (probe.hit.hit && omega * dt > 0) keep_above_ground(state, up_ws, probe.deficit);
     state->goal = goal_offset_ws;
     /* Same time scale as the spring; exact at any rate for a goal that holds still. */
     state->rotation = omega > 0 ? ik_quat_slerp(ik_quat_normalize(state->rotation), goal_rotation_ws,

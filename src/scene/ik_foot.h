@@ -11,8 +11,8 @@
  *   3. the correction (offset and rotation) is smoothed over time, so stepping off a
  *      stair edge does not snap the leg; the result is the leg IK's target. Smoothing
  *      may slow a foot coming down, never leave its sole under the ground: a foot the
- *      spring would leave below it is put on it (and moves at least as fast as the
- *      ground's rise from there).
+ *      spring would leave below it is put on it (and stops coming down; it is not
+ *      given the ground's rise as a speed, which a riser would make rise / dt).
  * The smoothing acts on the correction, not on the foot: a foot the animation moves is
  * followed without lag, and only the ground's effect on it eases in and out.
  *

@@ -174,10 +174,10 @@ describe("ik.chain", function()
     end
   end)
 
-  describe("warm start", function()
+  describe("warm start (deterministic = false)", function()
     for _, solver in ipairs(ITERATIVE) do
       it("does no sweep when the tip is already there (" .. solver .. ")", function()
-        local c = ik.chain{ positions = STRAIGHT5, solver = solver, iterations = 100 }
+        local c = ik.chain{ positions = STRAIGHT5, solver = solver, iterations = 100, deterministic = false }
         local target = ik.vec3(1, 2, 0.5)
         local reached, _, iterations = c:solve(target)
         assert.is_true(reached)

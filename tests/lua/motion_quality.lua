@@ -384,6 +384,21 @@ function M.measure(case)
            jerk = target_jerk > 1e-9 and worst / target_jerk or nil, agreement = apart / r60.limb }
 end
 
+-- How far each rate's last frame is from a run at ref_hz (default 2,880 Hz: nearly the
+-- continuous path), in limb lengths: what sampling the target costs a subject that
+-- remembers its path (docs/motion.md). Returns { [hz] = distance }.
+function M.against_continuous(case, ref_hz)
+  ref_hz = ref_hz or 2880
+  local ref = run_case(case, ref_hz)
+  local out = {}
+  for _, hz in ipairs(M.RATES) do
+    local r, apart = run_case(case, hz), 0
+    for i, p in ipairs(r.last) do apart = math.max(apart, (p - ref.last[i]):length()) end
+    out[hz] = apart / ref.limb
+  end
+  return out
+end
+
 function M.run(filter)
   local rows = {}
   for _, case in ipairs(M.cases()) do
