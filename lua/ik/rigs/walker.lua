@@ -96,7 +96,7 @@ local FIELDS = opt.fields({
 }, opt.rig_fields(walker.order))
 local MANUAL = { gait = true, legs = true, velocity = true }
 
--- ---- numbers ----
+-- ---- reading values, rotations ----
 
 -- The three numbers of a vec3-like (ik.vec3, a host vector with x/y/z, {x, y, z}).
 local function read3(v)
@@ -104,7 +104,8 @@ local function read3(v)
   return v.x, v.y, v.z
 end
 
--- The unit quaternion of a quat-like, as four numbers.
+-- The unit quaternion of a quat-like, as four numbers: divided by its length, as the
+-- walker always has (ik.quat scales by the inverse length, a last bit apart).
 local function read4(q)
   local x, y, z, w
   if type(q) == "table" and q[1] ~= nil then
@@ -117,46 +118,41 @@ local function read4(q)
   return x / n, y / n, z / n, w / n
 end
 
--- q * v for a unit quaternion (x, y, z, w).
-local function qrot(qx, qy, qz, qw, vx, vy, vz)
-  local tx = 2 * (qy * vz - qz * vy)
-  local ty = 2 * (qz * vx - qx * vz)
-  local tz = 2 * (qx * vy - qy * vx)
-  return vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz),
-    vz + qw * tz + (qx * ty - qy * tx)
-end
-
 local function qmul(ax, ay, az, aw, bx, by, bz, bw)
   return aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
     aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz
 end
 
 -- The body's rotation from heading (about +Y), pitch (about +X) and roll (about +Z),
--- roll applied first: qy * qx * qz, as ik.quat.euler.
+-- roll applied first: (qy * qx) * qz, as four numbers. Not ik.quat.euler, which groups
+-- qy * (qx * qz) and normalises: the body's rotation would move by a last bit.
 local function euler(pitch, yaw, roll)
   local x, y, z, w = qmul(0, sin(yaw / 2), 0, cos(yaw / 2), sin(pitch / 2), 0, 0, cos(pitch / 2))
   return qmul(x, y, z, w, 0, 0, sin(roll / 2), cos(roll / 2))
 end
 
--- The heading of a rotation: the angle about +Y of its forward (+Z) axis, which a tilt
+-- Scratch for the rotation helpers below, which never call each other while using it.
+local X, Y, Z = ik.vec3(1, 0, 0), ik.vec3(0, 1, 0), ik.vec3(0, 0, 1)
+local axis_v, off_q, heading_q = ik.vec3(), ik.quat(), ik.quat()
+
+-- The heading of an ik.quat: the angle about +Y of its forward (+Z) axis, which a tilt
 -- applied before the heading (as euler() does) leaves alone.
-local function yaw_of(qx, qy, qz, qw)
-  local fx, _, fz = qrot(qx, qy, qz, qw, 0, 0, 1)
+local function yaw_of(q)
+  local fx, _, fz = q:rotate(Z, axis_v):unpack()
   if fx * fx + fz * fz < 1e-24 then -- looking straight up or down: go by the up axis
-    local ux, _, uz = qrot(qx, qy, qz, qw, 0, 1, 0)
+    local ux, _, uz = q:rotate(Y, axis_v):unpack()
     return atan2(-ux, -uz)
   end
   return atan2(fx, fz)
 end
 
--- Pitch and roll of a rotation once its heading is taken off (the inverse of euler()).
-local function tilt_of(qx, qy, qz, qw)
-  local yaw = yaw_of(qx, qy, qz, qw)
-  local hx, hy, hz, hw = qmul(0, -sin(yaw / 2), 0, cos(yaw / 2), qx, qy, qz, qw) -- qx * qz
-  local fx, fy, fz = qrot(hx, hy, hz, hw, 0, 0, 1)
+-- Pitch and roll of an ik.quat once its heading is taken off (the inverse of euler()).
+local function tilt_of(q)
+  local h = ik.quat.axis_angle(Y, -yaw_of(q), heading_q):mul(q, heading_q) -- qx * qz
+  local fx, fy, fz = h:rotate(Z, axis_v):unpack()
   local pitch = -atan2(fy, sqrt(fx * fx + fz * fz))
-  local rx, ry, rz, rw = qmul(-sin(pitch / 2), 0, 0, cos(pitch / 2), hx, hy, hz, hw) -- qz
-  local ux, uy = qrot(rx, ry, rz, rw, 1, 0, 0)
+  local r = ik.quat.axis_angle(X, -pitch, off_q):mul(h, off_q) -- qz
+  local ux, uy = r:rotate(X, axis_v):unpack()
   return pitch, atan2(uy, ux)
 end
 
@@ -245,13 +241,15 @@ function walker.new(options)
   end
 
   -- The rest pose, in the body's frame.
-  local bx, by, bz = read3(o.body:get_position())
-  local qx, qy, qz, qw = read4(o.body:get_rotation())
+  local body_at = common.get_position(o.body, ik.vec3())
+  local body_q = ik.quat(read4(o.body:get_rotation()))
+  local to_local = body_q:inverse()
   local function to_body(t)
-    local x, y, z = read3(t:get_position())
-    local lx, ly, lz = qrot(-qx, -qy, -qz, qw, x - bx, y - by, z - bz)
-    return { lx, ly, lz }, x, y, z
+    local at = common.get_position(t, ik.vec3())
+    local lx, ly, lz = to_local:rotate(at - body_at):unpack()
+    return { lx, ly, lz }, at:unpack()
   end
+  local by = body_at.y
 
   self.legs = {}
   local bones = {}
@@ -348,13 +346,14 @@ function walker.new(options)
   common.init_rig(self, OWNER, o, bones)
   for _, leg in ipairs(self.legs) do common.own_chain(self, leg.chain) end
   -- scratch, so that an update allocates nothing
-  self._position, self._rotation = ik.vec3(), ik.quat()
+  self._position, self._rotation, self._host_rotation = ik.vec3(), ik.quat(), ik.quat()
+  self._offset = ik.vec3()
   self._ray, self._hit_point, self._hit_normal = ik.vec3(), ik.vec3(), ik.vec3()
   self._pole_at, self._target_at = ik.vec3(), ik.vec3()
   self._written_buf = { 0, 0, 0, 0, 0 }
-  self.yaw = yaw_of(qx, qy, qz, qw)
+  self.yaw = yaw_of(body_q)
   self.base_y = by
-  self.base_pitch, self.base_roll = tilt_of(qx, qy, qz, qw)
+  self.base_pitch, self.base_roll = tilt_of(body_q)
   self.body_vel = { 0, 0 }
   self:reset()
   return self
@@ -393,9 +392,8 @@ end
 -- stance's height and tilt (no springing). `new` does it; call it after teleporting
 -- the body.
 function Walker:reset()
-  local px, py, pz = read3(self.body:get_position())
-  local qx, qy, qz, qw = read4(self.body:get_rotation())
-  self.yaw = yaw_of(qx, qy, qz, qw)
+  local px, py, pz = common.get_position(self.body, self._position):unpack()
+  self.yaw = yaw_of(self._host_rotation:set(read4(self.body:get_rotation(self._host_rotation))))
   local c, s = cos(self.yaw), sin(self.yaw)
   local ref = py - self.body_height
   for _, leg in ipairs(self.legs) do
@@ -464,7 +462,7 @@ end
 
 function Walker:_drive(dt, px, pz, yaw)
   if self.velocity then
-    local vx, _, vz = read3(self.velocity)
+    local vx, _, vz = self.velocity:unpack()
     px, pz = px + vx * dt, pz + vz * dt
   end
   if self.path and not self.path_done then
@@ -553,24 +551,25 @@ end
 
 -- The host's own height and tilt, what a weight below 1 blends from: taken afresh when
 -- the host wrote the body since the walker did.
-function Walker:_host_pose(py, qx, qy, qz, qw)
+function Walker:_host_pose(py, q)
   local wr = self._written
   local same = wr and abs(py - wr[1]) <= 1e-9
+  local qx, qy, qz, qw = q:unpack()
   if same and abs(qx * wr[2] + qy * wr[3] + qz * wr[4] + qw * wr[5]) >= 1 - 1e-12 then
     return
   end
   self.base_y = py
-  self.base_pitch, self.base_roll = tilt_of(qx, qy, qz, qw)
+  self.base_pitch, self.base_roll = tilt_of(q)
 end
 
 -- The body heights between which every planted foot stays within its leg's reach: at
 -- most 98% of the leg's length from the hip (a little bend left), and no closer than
 -- the knee can fold.
-function Walker:_reach_limits(px, pz, qx, qy, qz, qw)
+function Walker:_reach_limits(px, pz, q)
   local hi, lo = huge, -huge
   for _, leg in ipairs(self.legs) do
     if leg.planted then
-      local ox, oy, oz = qrot(qx, qy, qz, qw, leg.hip_local[1], leg.hip_local[2], leg.hip_local[3])
+      local ox, oy, oz = q:rotate(leg.hip_local, self._offset):unpack()
       local tx, ty, tz = leg.plant[1], leg.plant[2] + self.foot_offset, leg.plant[3]
       local dh2 = (px + ox - tx) ^ 2 + (pz + oz - tz) ^ 2
       local reach = 0.98 * leg.length
@@ -589,10 +588,10 @@ end
 -- @number dt seconds since the last update, >= 0
 function Walker:update(dt)
   local w = common.begin(self, dt)
-  local px, py, pz = read3(self.body:get_position(self._position))
-  local qx, qy, qz, qw = read4(self.body:get_rotation(self._rotation))
-  self:_host_pose(py, qx, qy, qz, qw)
-  local yaw = yaw_of(qx, qy, qz, qw)
+  local px, py, pz = common.get_position(self.body, self._position):unpack()
+  local host_q = self._host_rotation:set(read4(self.body:get_rotation(self._host_rotation)))
+  self:_host_pose(py, host_q)
+  local yaw = yaw_of(host_q)
   px, pz, yaw = self:_drive(dt, px, pz, yaw)
   local g = self._gait
   g.step_time, g.step_height, g.hysteresis = self.step_time, self.step_height, self.hysteresis
@@ -642,7 +641,7 @@ function Walker:update(dt)
 
   -- The body: springs towards the stance's height and tilt.
   local hg, pg, rg = self:_goals(px, pz, c, s)
-  local spring, ht, tt = common.spring, common.omega(self.height_time), common.omega(self.tilt_time)
+  local spring, ht, tt = motion.spring, motion.omega(self.height_time), motion.omega(self.tilt_time)
   self.height, self.height_v = spring(self.height, self.height_v, self.height_goal, hg, ht, dt)
   self.pitch, self.pitch_v = spring(self.pitch, self.pitch_v, self.pitch_goal, pg, tt, dt)
   self.roll, self.roll_v = spring(self.roll, self.roll_v, self.roll_goal, rg, tt, dt)
@@ -652,8 +651,8 @@ function Walker:update(dt)
 
   local pitch = self.base_pitch + (self.pitch - self.base_pitch) * w
   local roll = self.base_roll + (self.roll - self.base_roll) * w
-  local bqx, bqy, bqz, bqw = euler(pitch, yaw, roll)
-  local hi, lo = self:_reach_limits(px, pz, bqx, bqy, bqz, bqw)
+  local body_q = self._rotation:set(euler(pitch, yaw, roll))
+  local hi, lo = self:_reach_limits(px, pz, body_q)
   if self.height > hi then
     self.height, self.height_v = hi, min(0, self.height_v)
   elseif self.height < lo and lo <= hi then
@@ -661,9 +660,9 @@ function Walker:update(dt)
   end
   local y = self.base_y + (self.height - self.base_y) * w
   self.body:set_position(self._position:set(px, y, pz))
-  self.body:set_rotation(self._rotation:set(bqx, bqy, bqz, bqw))
+  self.body:set_rotation(body_q)
   local written = self._written_buf
-  written[1], written[2], written[3], written[4], written[5] = y, bqx, bqy, bqz, bqw
+  written[1], written[2], written[3], written[4], written[5] = y, body_q:unpack()
   self._written = written
 
   -- The legs.
@@ -673,8 +672,8 @@ function Walker:update(dt)
     local fx, fy, fz = g:foot_point(leg)
     t[1], t[2], t[3] = fx, fy + self.foot_offset, fz
     local o = leg.pole_offset
-    local ox, oy, oz = qrot(bqx, bqy, bqz, bqw, leg.knee_local[1] + o[1], leg.knee_local[2] + o[2],
-      leg.knee_local[3] + o[3])
+    local k, at = leg.knee_local, self._offset
+    local ox, oy, oz = body_q:rotate(at:set(k[1] + o[1], k[2] + o[2], k[3] + o[3]), at):unpack()
     leg.pole.position = self._pole_at:set(px + ox, y + oy, pz + oz)
     leg.chain.weight = w
     local iterations
