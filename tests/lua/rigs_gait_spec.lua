@@ -23,6 +23,20 @@ local function make(anchors, pattern)
   return g, feet
 end
 
+-- A frame of 0.1 s in which `foot` came to be d off its place.
+local function frame(g, foot, d)
+  g:tick(0.1)
+  g:measure(foot, d, 0.1)
+end
+
+-- Two frames of 0.1 s: every foot 0.1 off its place, then `d[i]` off (0.1 when not given).
+local function two_frames(g, feet, d)
+  g:tick(0.1)
+  for _, f in ipairs(feet) do g:measure(f, 0.1, 0.1) end
+  g:tick(0.1)
+  for i, f in ipairs(feet) do g:measure(f, d[i] or 0.1, 0.1) end
+end
+
 -- gait.new called from a rig's constructor: the message, and that it blames that
 -- constructor's caller (this file).
 local function rig_new(anchors, pattern)
@@ -134,11 +148,9 @@ describe("ik.rigs.gait", function()
     it("wants a step from the moment between frames that the foot passed its step distance", function()
       local g, feet = make(QUAD)
       local f = feet[1]
-      g:tick(0.1)
-      g:measure(f, 0.1, 0.1)
+      frame(g, f, 0.1)
       assert.is_nil(f.want_since)
-      g:tick(0.1)
-      g:measure(f, 0.3, 0.1) -- 0.1 -> 0.3 over the frame: 0.2 reached half way
+      frame(g, f, 0.3) -- 0.1 -> 0.3 over the frame: 0.2 reached half way
       assert.is_true(math.abs(f.want_since - 0.15) < 1e-15)
       assert.are.same({ 0.1, 0.3, 0.3 }, { f.prev_distance, f.last_distance, f.distance })
     end)
@@ -146,25 +158,18 @@ describe("ik.rigs.gait", function()
     it("keeps wanting down to (1 - hysteresis) of the step distance", function()
       local g, feet = make(QUAD)
       local f = feet[1]
-      g:tick(0.1)
-      g:measure(f, 0.25, 0.1)
+      frame(g, f, 0.25)
       local since = f.want_since
-      g:tick(0.1)
-      g:measure(f, 0.17, 0.1) -- below 0.2, above 0.16
+      frame(g, f, 0.17) -- below 0.2, above 0.16
       assert.are.equal(since, f.want_since)
-      g:tick(0.1)
-      g:measure(f, 0.15, 0.1)
+      frame(g, f, 0.15)
       assert.is_nil(f.want_since)
     end)
 
     it("starts a group at the moment it came due, its feet swinging ahead by the remainder", function()
       local g, feet = make(QUAD)
       local landing, asked = recorder(0.5)
-      g:tick(0.1)
-      for _, f in ipairs(feet) do g:measure(f, 0.1, 0.1) end
-      g:tick(0.1)
-      g:measure(feet[1], 0.3, 0.1) -- due at 0.15
-      for i = 2, 4 do g:measure(feet[i], 0.1, 0.1) end
+      two_frames(g, feet, { 0.3 }) -- foot 1 due at 0.15
       local host = {}
       g:start_steps(0.1, landing, host)
       assert.are.equal(1, #asked) -- foot 4, of the same group, is not far enough off to go along
@@ -182,11 +187,7 @@ describe("ik.rigs.gait", function()
     it("takes along a group's feet more than half their step distance off", function()
       local g, feet = make(QUAD)
       local landing, asked = recorder(0.5)
-      g:tick(0.1)
-      for _, f in ipairs(feet) do g:measure(f, 0.1, 0.1) end
-      g:tick(0.1)
-      g:measure(feet[1], 0.3, 0.1)
-      g:measure(feet[4], 0.14, 0.1) -- 0.12 at the group's moment: more than 0.1
+      two_frames(g, feet, { 0.3, nil, nil, 0.14 }) -- foot 4 0.12 off at the group's moment: over 0.1
       g:start_steps(0.1, landing)
       assert.are.equal(2, #asked)
       assert.is_false(feet[4].planted)
@@ -195,10 +196,7 @@ describe("ik.rigs.gait", function()
     it("lands a foot at the moment its swing ended, and holds its neighbours until then", function()
       local g, feet = make(QUAD)
       local landing = recorder(0.5)
-      g:tick(0.1)
-      for _, f in ipairs(feet) do g:measure(f, 0.1, 0.1) end
-      g:tick(0.1)
-      g:measure(feet[1], 0.1 + 0.1 / 0.75, 0.1) -- due 3/4 into the frame: at 0.175
+      two_frames(g, feet, { 0.1 + 0.1 / 0.75 }) -- foot 1 due 3/4 into the frame: at 0.175
       g:start_steps(0.1, landing)
       assert.is_true(math.abs(feet[1].t - 0.1) < 1e-12) -- 0.025 s of 0.25 gone
       -- its neighbour 2 wants a step from now on: it waits for foot 1 to land
@@ -230,11 +228,9 @@ describe("ik.rigs.gait", function()
     it("starts groups that came due within a frame in the order they came, not in turn", function()
       local g, feet = make(QUAD, { { 1 }, { 4 }, { 2, 3 } })
       local landing, asked = recorder(0.5)
-      g:tick(0.1)
-      g:measure(feet[1], 0.1, 0.1)
+      frame(g, feet[1], 0.1)
       g:measure(feet[4], 0.1, 0.1)
-      g:tick(0.1)
-      g:measure(feet[1], 0.21, 0.1) -- due late in the frame
+      frame(g, feet[1], 0.21) -- due late in the frame
       g:measure(feet[4], 0.6, 0.1) -- due early
       g:start_steps(0.1, landing) -- group 1 is next in turn, group 2 came first
       assert.are.same({ feet[4], feet[1] }, { asked[1].foot, asked[2].foot })
@@ -244,8 +240,7 @@ describe("ik.rigs.gait", function()
     it("keeps the plant when there is nowhere to land, until the rest point moves on", function()
       local g, feet = make(QUAD)
       local f = feet[1]
-      g:tick(0.1)
-      g:measure(f, 0.3, 0.1)
+      frame(g, f, 0.3)
       local nowhere = recorder(false)
       f.rest[1], f.rest[2] = 1, 2
       g:start_steps(0.1, nowhere)
@@ -268,8 +263,7 @@ describe("ik.rigs.gait", function()
 
     it("takes no step shorter than the foot's min_step", function()
       local g, feet = make(QUAD)
-      g:tick(0.1)
-      g:measure(feet[1], 0.3, 0.1)
+      frame(g, feet[1], 0.3)
       g:start_steps(0.1, recorder(0.04))
       assert.is_true(feet[1].planted)
       assert.are.same({ 0, 0 }, feet[1].blocked_at)
@@ -277,8 +271,7 @@ describe("ik.rigs.gait", function()
 
     it("forgets swings and wants when a foot is planted afresh", function()
       local g, feet = make(QUAD)
-      g:tick(0.1)
-      g:measure(feet[1], 0.3, 0.1)
+      frame(g, feet[1], 0.3)
       g:start_steps(0.1, recorder(0.5))
       gait.plant(feet[1], 2, 0, 0)
       assert.are.same({ true, 0, { 2, 0, 0 } }, { feet[1].planted, feet[1].t, feet[1].plant })

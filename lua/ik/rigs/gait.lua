@@ -14,12 +14,13 @@
 -- land), `t` (how far through its swing, 0 to 1), `steps` (finished), and the step
 -- trigger's `want_since`, `blocked_at`, `land_time`, `distance`.
 --
--- A frame: `tick(dt)` (also when the rig is idle: the clock runs), `swing(dt)` (feet in
--- the air move on; those whose time is up land), `measure` for every foot (how far it is
--- from where it should stand), then `start_steps` (the groups that may step do, in the
--- order they came to, which may be between two frames: a step that fell due between
--- frames starts at the moment it did, its swing ahead by the remainder), and
--- `foot_point` for every foot (where it is on its plant or arc).
+-- A foot stands where `gait.plant` puts it. A frame: `tick(dt)` (also when the rig is
+-- idle: the clock runs), `swing(dt)` (feet in the air move on; those whose time is up
+-- land), `measure` for every foot (how far it is from where it should stand), then
+-- `start_steps` (the groups that may step do, in the order they came to, which may be
+-- between two frames: a step that fell due between frames starts at the moment it did,
+-- its swing ahead by the remainder), and `foot_point` for every foot (where it is on its
+-- plant or arc).
 --
 -- A group steps when one of its feet wants to and no foot of the group, nor any of
 -- their neighbours, is in the air. A foot wants a step from the moment it is farther
