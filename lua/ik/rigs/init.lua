@@ -13,6 +13,11 @@
 -- Run the rigs after the animation has posed the character, every frame, in their
 -- order: a set does that. The rig modules are also reachable as fields of this one:
 -- `require("ik.rigs").arm` is `require("ik.rigs.arm")`.
+--
+-- What the rigs are built from, for rigs of your own: `ik.rigs.common` (the fields,
+-- budget and pose every rig has), `ik.rigs.options` (option checking), `ik.rigs.motion`
+-- (springs and the shared maths), `ik.rigs.limb` (the two-bone limb) and `ik.rigs.gait`
+-- (procedural stepping).
 -- @module ik.rigs
 
 local opt = require("ik.rigs.options")
