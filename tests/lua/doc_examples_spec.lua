@@ -1,6 +1,7 @@
--- Every `@usage` example of the reference (LDoc comments in src/lua/*.c and lua/ik/*.lua)
--- and every Lua block of the Markdown pages (*.md at the root and in docs/) runs, one
--- `it` per example, so the docs cannot show code that does not work.
+-- Every `@usage` example of the reference (LDoc comments in src/lua/*.c, lua/ik/*.lua and
+-- the packages under it: rigs, runtime, demo) and every Lua block of the Markdown pages
+-- (*.md at the root and in docs/) runs, one `it` per example, so the docs cannot show
+-- code that does not work.
 --
 -- In Markdown, a block fenced as ```lua runs as an @usage example does (below); one
 -- fenced as ```lua rig is a rig script: it runs through ik.runtime in the built-in demo
@@ -158,8 +159,10 @@ local examples = {}
 for _, path in ipairs(list("src/lua", "%.c$")) do
   for _, ex in ipairs(examples_of(path)) do examples[#examples + 1] = ex end
 end
-for _, path in ipairs(list("lua/ik", "%.lua$")) do
-  for _, ex in ipairs(examples_of(path)) do examples[#examples + 1] = ex end
+for _, dir in ipairs({ "lua/ik", "lua/ik/rigs", "lua/ik/runtime", "lua/ik/demo" }) do
+  for _, path in ipairs(list(dir, "%.lua$")) do
+    for _, ex in ipairs(examples_of(path)) do examples[#examples + 1] = ex end
+  end
 end
 
 -- The Lua blocks of a Markdown file: { file =, line = the first code line, code =, rig = }.
@@ -309,7 +312,7 @@ describe("the Markdown pages' links", function()
 end)
 
 describe("the reference's @usage examples", function()
-  it("are found (src/lua/*.c, lua/ik/*.lua from " .. ROOT .. ")", function()
+  it("are found (src/lua/*.c, lua/ik/**.lua from " .. ROOT .. ")", function()
     assert.is_true(#examples > 0, "no @usage example found under " .. ROOT)
   end)
 

@@ -14,6 +14,8 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local limb = require("ik.rigs.limb")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.arm"
 
@@ -23,7 +25,7 @@ local arm = {}
 -- look (500).
 arm.order = 400
 
-local FIELDS = common.fields({
+local FIELDS = opt.fields({
   { "upper", "bone", required = true },
   { "lower", "bone", required = true },
   { "hand", "bone", required = true },
@@ -33,7 +35,7 @@ local FIELDS = common.fields({
   { "hand_offset", "quat" },
   { "tolerance", "positive", default = 1e-3 },
   { "bend_time", "non_negative", default = 0.1 },
-}, common.rig_fields(arm.order))
+}, opt.rig_fields(arm.order))
 
 local Arm = {}
 Arm.__index = Arm
@@ -79,13 +81,13 @@ Arm.__index = Arm
 -- rig:update(1 / 60)
 -- assert(rig.reached and (sk:bone("hand"):get_position() - target:get_position()):length() < 1e-3)
 function arm.new(options)
-  local o = common.options(OWNER, options, FIELDS)
+  local o = opt.check(OWNER, options, FIELDS)
   local self = setmetatable({}, Arm)
   self.upper, self.lower, self.hand = o.upper, o.lower, o.hand
   self.target, self.pole = o.target, o.pole
   self.hand_weight = o.hand_weight
   self._hand_offset = o.hand_offset and ik.quat(o.hand_offset) or nil
-  self._limb = common.limb({ o.upper, o.lower, o.hand }, o)
+  self._limb = limb.new({ o.upper, o.lower, o.hand }, o)
   common.init_rig(self, OWNER, o, { o.upper, o.lower, o.hand })
   common.own_chain(self, self._limb.chain)
   self.reached, self.distance = false, nil
@@ -119,8 +121,8 @@ function Arm:update(dt)
   self.iterations = iterations
   local goal_rotation = common.rotation(self.target, self._goal_rotation)
   local hw = self.hand_weight
-  if not common.kinds.unit(hw) then
-    error(OWNER .. ": field 'hand_weight' (number in [0, 1] expected, got " .. common.describe(hw) .. ")", 2)
+  if not opt.kinds.unit(hw) then
+    error(OWNER .. ": field 'hand_weight' (number in [0, 1] expected, got " .. opt.describe(hw) .. ")", 2)
   end
   if goal_rotation and hw > 0 then
     if self._hand_offset then goal_rotation:mul(self._hand_offset, goal_rotation) end

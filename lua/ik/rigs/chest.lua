@@ -13,6 +13,8 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local motion = require("ik.rigs.motion")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.chest"
 
@@ -21,13 +23,13 @@ local chest = {}
 --- The chest's place in a rig set: after root (100), before legs (300) and arms.
 chest.order = 200
 
-local FIELDS = common.fields({
+local FIELDS = opt.fields({
   { "spine", "bones", required = true },
   { "target", "point", required = true },
   { "up", "vec3", default = { 0, 1, 0 } },
   { "weights", "table" },
   { "max_angle", "non_negative", default = math.rad(45) },
-}, common.rig_fields(chest.order))
+}, opt.rig_fields(chest.order))
 
 local Chest = {}
 Chest.__index = Chest
@@ -59,7 +61,7 @@ Chest.__index = Chest
 -- local each = sk:bone("spine1"):get_local_rotation():angle_to(ik.quat())
 -- assert(math.abs(each - math.rad(10)) < 1e-5)   -- a third of it each
 function chest.new(options)
-  local o = common.options(OWNER, options, FIELDS)
+  local o = opt.check(OWNER, options, FIELDS)
   local spine = o.spine
   local weights = {}
   if o.weights then
@@ -68,9 +70,9 @@ function chest.new(options)
     end
     local total = 0
     for i, v in ipairs(o.weights) do
-      if not common.kinds.non_negative(v) then
+      if not opt.kinds.non_negative(v) then
         error(string.format("%s: option 'weights' (item %d: non-negative number expected, got %s)", OWNER, i,
-          common.describe(v)), 2)
+          opt.describe(v)), 2)
       end
       total = total + v
     end
@@ -84,7 +86,7 @@ function chest.new(options)
   local self = setmetatable({}, Chest)
   self.spine, self.target, self.max_angle = spine, o.target, o.max_angle
   self._weights = weights
-  self._up = common.to_vec3(o.up):normalized()
+  self._up = opt.to_vec3(o.up):normalized()
   self.angle = 0
   common.init_rig(self, OWNER, o, spine)
   self._axis, self._has_axis = ik.vec3(), false
@@ -107,9 +109,9 @@ function Chest:update(dt)
   local w = common.begin(self, dt)
   self.angle = 0
   if not w then return end
-  if not common.kinds.non_negative(self.max_angle) then
+  if not opt.kinds.non_negative(self.max_angle) then
     error(OWNER .. ": field 'max_angle' (non-negative number expected, got "
-      .. common.describe(self.max_angle) .. ")", 2)
+      .. opt.describe(self.max_angle) .. ")", 2)
   end
   local spine = self.spine
   local base = common.get_position(spine[1], self._base)
@@ -118,12 +120,12 @@ function Chest:update(dt)
   if to_target:length() < 1e-9 then return end
   want = to_target:normalized(want)
   local up = common.get_rotation(spine[#spine], self._q):rotate(self._up, self._chest_up)
-  local theta = common.angle(up, want)
+  local theta = motion.angle(up, want)
   if theta < 1e-12 then return end
   local axis = up:cross(want, self._turn)
   if axis:length() < 1e-9 then
     -- straight away from the target: any axis bends towards it; keep last frame's
-    if self._has_axis then axis:set(self._axis) else common.perpendicular(up, axis) end
+    if self._has_axis then axis:set(self._axis) else motion.perpendicular(up, axis) end
   end
   axis = axis:normalized(axis)
   self._axis:set(axis)

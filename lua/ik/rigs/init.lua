@@ -15,9 +15,14 @@
 -- Run the rigs after the animation has posed the character, every frame, in their
 -- order: a set does that. The rig modules are also reachable as fields of this one:
 -- `require("ik.rigs").arm` is `require("ik.rigs.arm")`.
+--
+-- What the rigs are built from, for rigs of your own: `ik.rigs.common` (the fields,
+-- budget and pose every rig has), `ik.rigs.options` (option checking), `ik.rigs.motion`
+-- (springs and the shared maths), `ik.rigs.limb` (the two-bone limb) and `ik.rigs.gait`
+-- (procedural stepping).
 -- @module ik.rigs
 
-local common = require("ik.rigs.common")
+local opt = require("ik.rigs.options")
 
 local rigs = {}
 
@@ -26,16 +31,16 @@ Set.__index = Set
 
 local function check_rig(rig, what)
   if type(rig) ~= "table" and type(rig) ~= "userdata" then
-    error(string.format("ik.rigs.set: %s (rig expected, got %s)", what, common.describe(rig)), 3)
+    error(string.format("ik.rigs.set: %s (rig expected, got %s)", what, opt.describe(rig)), 3)
   end
-  if not common.method(rig, "update") then
+  if not opt.method(rig, "update") then
     error(string.format("ik.rigs.set: %s (rig expected, got %s without update)", what,
-      common.describe(rig)), 3)
+      opt.describe(rig)), 3)
   end
   local order = rig.order
   if type(order) ~= "number" or order ~= order then
     error(string.format("ik.rigs.set: %s has no order (number expected, got %s)", what,
-      common.describe(order)), 3)
+      opt.describe(order)), 3)
   end
 end
 
@@ -67,7 +72,7 @@ end
 -- assert(table.concat(ran, " ") == "root arm look")
 function rigs.set(list)
   if list ~= nil and type(list) ~= "table" then
-    error("ik.rigs.set: list of rigs expected, got " .. common.describe(list), 2)
+    error("ik.rigs.set: list of rigs expected, got " .. opt.describe(list), 2)
   end
   local self = setmetatable({ _rigs = {}, _seq = setmetatable({}, { __mode = "k" }), _next = 0 }, Set)
   for i, rig in ipairs(list or {}) do
@@ -85,7 +90,7 @@ end
 -- @number dt seconds since the last update, >= 0
 function Set:update(dt)
   if type(dt) ~= "number" or dt ~= dt or dt < 0 or dt == math.huge then
-    error("ik.rigs.set: update: dt (non-negative number expected, got " .. common.describe(dt) .. ")", 2)
+    error("ik.rigs.set: update: dt (non-negative number expected, got " .. opt.describe(dt) .. ")", 2)
   end
   sort(self)
   local list = self._rigs
@@ -106,7 +111,7 @@ end
 -- assert(look.budget == 2)
 function Set:set_budget(n)
   for _, rig in ipairs(self._rigs) do
-    if common.method(rig, "set_budget") then rig:set_budget(n) end
+    if opt.method(rig, "set_budget") then rig:set_budget(n) end
   end
 end
 
@@ -153,8 +158,8 @@ function Set:__tostring()
 end
 
 local MODULES = {
-  arm = true, leg = true, look = true, root = true, chest = true, common = true, walker = true,
-  humanoid = true,
+  arm = true, leg = true, look = true, root = true, chest = true, walker = true, humanoid = true,
+  common = true, options = true, motion = true, limb = true, gait = true,
 }
 
 return setmetatable(rigs, {

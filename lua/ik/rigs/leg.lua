@@ -19,6 +19,8 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local limb = require("ik.rigs.limb")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.leg"
 local PELVIS_OWNER = "ik.rigs.leg.pelvis"
@@ -31,7 +33,7 @@ leg.order = 300
 --- The pelvis's place: before the legs.
 leg.pelvis_order = 250
 
-local FIELDS = common.fields({
+local FIELDS = opt.fields({
   { "upper", "bone", required = true },
   { "lower", "bone", required = true },
   { "foot", "bone", required = true },
@@ -46,7 +48,7 @@ local FIELDS = common.fields({
   { "foot_weight", "unit", default = 1 },
   { "tolerance", "positive", default = 1e-3 },
   { "bend_time", "non_negative", default = 0.1 },
-}, common.rig_fields(leg.order))
+}, opt.rig_fields(leg.order))
 
 local Leg = {}
 Leg.__index = Leg
@@ -86,21 +88,21 @@ Leg.__index = Leg
 -- rig:update(1 / 60)
 -- assert(rig.grounded and math.abs(sk:bone("foot"):get_position().y - 0.1) < 1e-3)   -- raised
 function leg.new(options)
-  local o = common.options(OWNER, options, FIELDS)
+  local o = opt.check(OWNER, options, FIELDS)
   if not o.ground and o.target == nil then
     error(OWNER .. ": option 'target' (transform or vec3 expected, got nil)", 2)
   end
-  if o.ground and o.target ~= nil and not common.kinds.movable(o.target) then
+  if o.ground and o.target ~= nil and not opt.kinds.movable(o.target) then
     error(OWNER .. ": option 'target' (with ground: transform with set_position and set_rotation "
-      .. "expected, got " .. common.describe(o.target) .. ")", 2)
+      .. "expected, got " .. opt.describe(o.target) .. ")", 2)
   end
   local self = setmetatable({}, Leg)
   self.upper, self.lower, self.foot = o.upper, o.lower, o.foot
   self.target, self.pole = o.target, o.pole
   self.foot_weight = o.foot_weight
-  self._limb = common.limb({ o.upper, o.lower, o.foot }, o)
+  self._limb = limb.new({ o.upper, o.lower, o.foot }, o)
   local ground = o.ground
-  if ground and common.describe(ground) ~= "ik.ground" then
+  if ground and opt.describe(ground) ~= "ik.ground" then
     local host = ground -- a host's own ray cast: asked through ik.ground.custom
     ground = ik.ground.custom(function(origin, direction, max_distance)
       return host:raycast(origin, direction, max_distance)
@@ -178,8 +180,8 @@ function Leg:update(dt)
   local reached, distance, iterations = self._limb:solve(goal, pole, w, dt)
   self.iterations = iterations
   local fw = self.foot_weight
-  if not common.kinds.unit(fw) then
-    error(OWNER .. ": field 'foot_weight' (number in [0, 1] expected, got " .. common.describe(fw) .. ")", 2)
+  if not opt.kinds.unit(fw) then
+    error(OWNER .. ": field 'foot_weight' (number in [0, 1] expected, got " .. opt.describe(fw) .. ")", 2)
   end
   if goal_rotation and fw > 0 then
     local foot = self.foot
@@ -201,12 +203,12 @@ end
 
 -- ---- the pelvis ----
 
-local PELVIS_FIELDS = common.fields({
+local PELVIS_FIELDS = opt.fields({
   { "hips", "movable", required = true },
   { "legs", "table", required = true },
   { "smooth_time", "non_negative", default = 0.05 },
   { "up", "vec3" },
-}, common.rig_fields(leg.pelvis_order))
+}, opt.rig_fields(leg.pelvis_order))
 
 local Pelvis = {}
 Pelvis.__index = Pelvis
@@ -248,17 +250,17 @@ Pelvis.__index = Pelvis
 -- assert(math.abs(pelvis.offset + 0.1) < 1e-6)   -- the hips went 10 cm down
 -- assert(math.abs(sk:bone("r_foot"):get_position().y + 0.02) < 1e-3)   -- on its step
 function leg.pelvis(options)
-  local o = common.options(PELVIS_OWNER, options, PELVIS_FIELDS)
+  local o = opt.check(PELVIS_OWNER, options, PELVIS_FIELDS)
   for i, l in ipairs(o.legs) do
     if getmetatable(l) ~= Leg then
       error(string.format("%s: option 'legs' (list of leg rigs expected, item %d is %s)", PELVIS_OWNER, i,
-        common.describe(l)), 2)
+        opt.describe(l)), 2)
     end
   end
   local self = setmetatable({}, Pelvis)
   self.hips = o.hips
   self.legs = o.legs
-  self.up = o.up and common.to_vec3(o.up):normalized() or ik.vec3(0, 1, 0)
+  self.up = o.up and opt.to_vec3(o.up):normalized() or ik.vec3(0, 1, 0)
   self._pelvis = ik.pelvis{ smooth_time = o.smooth_time }
   self._deficits = {}
   self.offset = 0

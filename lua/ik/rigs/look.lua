@@ -28,6 +28,8 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local motion = require("ik.rigs.motion")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.look"
 local pi, abs, min, max = math.pi, math.abs, math.min, math.max
@@ -51,7 +53,7 @@ look.LIMITS = { spine = math.rad(20), neck = math.rad(40), head = math.rad(60) }
 --- The most passes over the bones an update makes (the budget may allow fewer).
 look.PASSES = 8
 
-local FIELDS = common.fields({
+local FIELDS = opt.fields({
   { "head", "bone", required = true },
   { "neck", "bone" },
   { "spine", "bones" },
@@ -64,7 +66,7 @@ local FIELDS = common.fields({
   { "smooth_time", "non_negative", default = 0 },
   { "eye", "vec3" },
   { "roll_limit", "non_negative" },
-}, common.rig_fields(look.order))
+}, opt.rig_fields(look.order))
 
 local Look = {}
 Look.__index = Look
@@ -82,16 +84,16 @@ local function per_bone(option, given, part, first, last, default, split, kind, 
         count, #v), 4)
     end
     for i = 1, count do
-      if not common.kinds[kind](v[i]) then
+      if not opt.kinds[kind](v[i]) then
         error(string.format("%s: option '%s' (entry '%s' item %d: %s expected, got %s)", OWNER, option, part,
-          i, select(2, common.kinds[kind](nil)), common.describe(v[i])), 4)
+          i, select(2, opt.kinds[kind](nil)), opt.describe(v[i])), 4)
       end
       out[first + i - 1] = v[i]
     end
   else
-    if not common.kinds[kind](v) then
+    if not opt.kinds[kind](v) then
       error(string.format("%s: option '%s' (entry '%s': %s expected, got %s)", OWNER, option, part,
-        select(2, common.kinds[kind](nil)), common.describe(v)), 4)
+        select(2, opt.kinds[kind](nil)), opt.describe(v)), 4)
     end
     for i = first, last do out[i] = split and v / count or v end
   end
@@ -147,9 +149,9 @@ end
 -- local to_target = (target:get_position() - head:get_position()):normalized()
 -- assert(forward:dot(to_target) > math.cos(1e-3))
 function look.new(options)
-  local o = common.options(OWNER, options, FIELDS)
+  local o = opt.check(OWNER, options, FIELDS)
   if o.hysteresis >= pi then
-    error(OWNER .. ": option 'hysteresis' (number in [0, pi) expected, got " .. common.describe(o.hysteresis)
+    error(OWNER .. ": option 'hysteresis' (number in [0, pi) expected, got " .. opt.describe(o.hysteresis)
       .. ")", 2)
   end
   check_entries("weights", o.weights)
@@ -182,8 +184,8 @@ function look.new(options)
   for i = 1, #bones do weights[i] = weights[i] / total end
   self._last = 0
   for i = 1, #bones do if weights[i] > 0 and limits[i] > 0 then self._last = i end end
-  local forward = common.to_vec3(o.forward):normalized()
-  local up = common.to_vec3(o.up):normalized()
+  local forward = opt.to_vec3(o.forward):normalized()
+  local up = opt.to_vec3(o.up):normalized()
   if forward:cross(up):length() < 1e-6 then
     error(OWNER .. ": options 'forward' and 'up' (two axes that are not parallel expected, got parallel "
       .. "ones)", 2)
@@ -196,7 +198,7 @@ function look.new(options)
   self._eye = o.eye and common.to_vec3(o.eye) or nil
   self._roll_limit = o.roll_limit
   self._eye_at, self._up0, self._roll_axis = ik.vec3(), ik.vec3(), ik.vec3()
-  self._omega = common.omega(o.smooth_time)
+  self._omega = motion.omega(o.smooth_time)
   self._room, self._out, self._used = {}, {}, {}
   self.angle, self.clamped = 0, false
   common.init_rig(self, OWNER, o, bones)
@@ -344,8 +346,8 @@ function Look:update(dt)
     if not self._sy then
       self._sy, self._svy, self._gy, self._sp, self._svp, self._gp = ys, 0, ys, ps, 0, ps
     end
-    self._sy, self._svy = common.spring(self._sy, self._svy, self._gy, ys, self._omega, dt)
-    self._sp, self._svp = common.spring(self._sp, self._svp, self._gp, ps, self._omega, dt)
+    self._sy, self._svy = motion.spring(self._sy, self._svy, self._gy, ys, self._omega, dt)
+    self._sp, self._svp = motion.spring(self._sp, self._svp, self._gp, ps, self._omega, dt)
     self._gy, self._gp = ys, ps
     ys, ps = self._sy, self._sp
     exact = false
@@ -356,10 +358,10 @@ function Look:update(dt)
   f:scale(cos(ps) * cos(ys), goal)
   goal:add(r:scale(cos(ps) * sin(ys), tmp), goal)
   goal:add(u:scale(sin(ps), tmp), goal)
-  local theta = common.angle(f, goal)
+  local theta = motion.angle(f, goal)
   if w < 1 and theta > 1e-12 then
     local axis = f:cross(goal, tmp)
-    goal = common.turn(f, axis:normalized(axis), w * theta, goal)
+    goal = motion.turn(f, axis:normalized(axis), w * theta, goal)
     exact = false
   end
 
@@ -369,7 +371,7 @@ function Look:update(dt)
     if not keep_upright(self) then break end
     self:_turn(goal, exact and target or nil)
   end
-  self.angle = common.angle(f, common.get_rotation(head, self._rotation):rotate(self._forward, tmp))
+  self.angle = motion.angle(f, common.get_rotation(head, self._rotation):rotate(self._forward, tmp))
   self.clamped = clamped
 end
 
@@ -397,12 +399,12 @@ function Look:_turn(goal, target)
           want = target:sub(eye_point(self, self._position), self._want)
           want = want:normalized(want)
         end
-        local phi = common.angle(facing, want)
+        local phi = motion.angle(facing, want)
         if phi <= DONE then break end
         local turn = min(i == self._last and phi or share(phi, i, weights, room, out), phi, room[i])
         if turn > 1e-12 then
           local axis = facing:cross(want, self._axis)
-          if axis:length() < 1e-12 then axis = common.perpendicular(facing, axis) end
+          if axis:length() < 1e-12 then axis = motion.perpendicular(facing, axis) end
           local q = ik.quat.axis_angle(axis, turn, rotation)
           local bone = bones[i]
           bone:set_rotation(q:mul(common.get_rotation(bone, bone_rotation), q))

@@ -13,6 +13,8 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local motion = require("ik.rigs.motion")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.root"
 
@@ -21,7 +23,7 @@ local root = {}
 --- The root's place in a rig set: first.
 root.order = 100
 
-local FIELDS = common.fields({
+local FIELDS = opt.fields({
   { "hips", "movable", required = true },
   { "target", "transform", required = true },
   { "offset", "vec3" },
@@ -30,7 +32,7 @@ local FIELDS = common.fields({
   { "rotation_smooth_time", "non_negative" },
   { "position", "boolean", default = true },
   { "rotation", "boolean", default = true },
-}, common.rig_fields(root.order))
+}, opt.rig_fields(root.order))
 
 local Root = {}
 Root.__index = Root
@@ -61,13 +63,13 @@ Root.__index = Root
 -- for _ = 1, 120 do rig:update(1 / 60) end
 -- assert(math.abs(hips:get_position().x - 1) < 1e-4)
 function root.new(options)
-  local o = common.options(OWNER, options, FIELDS)
+  local o = opt.check(OWNER, options, FIELDS)
   local self = setmetatable({}, Root)
   self.hips, self.target = o.hips, o.target
-  self._offset = o.offset and common.to_vec3(o.offset) or nil
+  self._offset = o.offset and opt.to_vec3(o.offset) or nil
   self._rotation_offset = o.rotation_offset and ik.quat(o.rotation_offset) or nil
-  self._omega = common.omega(o.smooth_time)
-  self._rotation_omega = common.omega(o.rotation_smooth_time or o.smooth_time)
+  self._omega = motion.omega(o.smooth_time)
+  self._rotation_omega = motion.omega(o.rotation_smooth_time or o.smooth_time)
   self._follow_position, self._follow_rotation = o.position, o.rotation
   common.init_rig(self, OWNER, o, { o.hips }, { o.hips })
   -- the springs' state, and scratch: an update allocates nothing
@@ -89,8 +91,8 @@ end
 -- Where the target says the hips go (the rig's scratch vector and quaternion).
 function Root:_goal()
   local target = self.target
-  if not common.is_transform(target) then
-    error(OWNER .. ": field 'target' (transform expected, got " .. common.describe(target) .. ")", 3)
+  if not opt.is_transform(target) then
+    error(OWNER .. ": field 'target' (transform expected, got " .. opt.describe(target) .. ")", 3)
   end
   local p = common.get_position(target, self._p)
   local q = common.get_rotation(target, self._pq)
@@ -152,7 +154,7 @@ function Root:update(dt)
   end
   -- position: a spring per axis, the goal moving steadily from last update's
   local x, v, g = self._x, self._v, self._g
-  local spring, omega = common.spring, self._omega
+  local spring, omega = motion.spring, self._omega
   local gx, gy, gz = p:unpack()
   x[1], v[1] = spring(x[1], v[1], g[1], gx, omega, dt)
   x[2], v[2] = spring(x[2], v[2], g[2], gy, omega, dt)
@@ -163,7 +165,7 @@ function Root:update(dt)
   if dt > 0 then
     local rotation_omega = self._rotation_omega
     local delta = self._delta
-    local ux, uy, uz = common.quat_log(q:mul(self._gq:inverse(delta), delta))
+    local ux, uy, uz = motion.quat_log(q:mul(self._gq:inverse(delta), delta))
     ux, uy, uz = ux / dt, uy / dt, uz / dt
     local av = self._av
     if not rotation_omega then
@@ -172,11 +174,11 @@ function Root:update(dt)
     else
       -- in rotation vectors from last update's goal: the hips at e, the goal going
       -- from 0 to u * dt
-      local ex, ey, ez = common.quat_log(self._q:mul(self._gq:inverse(delta), delta))
+      local ex, ey, ez = motion.quat_log(self._q:mul(self._gq:inverse(delta), delta))
       ex, av[1] = spring(ex, av[1], 0, ux * dt, rotation_omega, dt)
       ey, av[2] = spring(ey, av[2], 0, uy * dt, rotation_omega, dt)
       ez, av[3] = spring(ez, av[3], 0, uz * dt, rotation_omega, dt)
-      local turn = common.quat_exp(ex, ey, ez, delta)
+      local turn = motion.quat_exp(ex, ey, ez, delta)
       turn:mul(self._gq, self._q)
     end
     self._gq:set(q)

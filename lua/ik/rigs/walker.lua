@@ -53,6 +53,9 @@
 
 local ik = require("ik")
 local common = require("ik.rigs.common")
+local gait = require("ik.rigs.gait")
+local motion = require("ik.rigs.motion")
+local opt = require("ik.rigs.options")
 
 local OWNER = "ik.rigs.walker"
 
@@ -61,12 +64,15 @@ local walker = {}
 --- The walker's place in a rig set: with the legs (300).
 walker.order = 300
 
-local sqrt, sin, cos, abs, exp, floor = math.sqrt, math.sin, math.cos, math.abs, math.exp, math.floor
+local sqrt, sin, cos, abs, exp = math.sqrt, math.sin, math.cos, math.abs, math.exp
 local max, min, huge, pi = math.max, math.min, math.huge, math.pi
 local atan2 = math.atan2 or math.atan -- 5.1 has atan2; 5.4's atan takes two arguments
+local clamp, distance, smoothstep = motion.clamp, motion.distance, motion.smoothstep
+local wrap_angle = motion.wrap_angle
+local describe, finite = opt.describe, opt.finite
 
--- Options common.options checks; gait, legs and velocity are checked here.
-local FIELDS = common.fields({
+-- Options opt.check checks; gait, legs and velocity are checked here.
+local FIELDS = opt.fields({
   { "body", "movable", required = true },
   { "ground", "ground", required = true },
   { "step_height", "non_negative", default = 0.15 },
@@ -87,27 +93,10 @@ local FIELDS = common.fields({
   { "path", "table" },
   { "speed", "non_negative", default = 0.5 },
   { "tolerance", "positive", default = 1e-3 },
-}, common.rig_fields(walker.order))
+}, opt.rig_fields(walker.order))
 local MANUAL = { gait = true, legs = true, velocity = true }
 
--- ---- numbers ----
-
-local function finite(x) return type(x) == "number" and x == x and x > -huge and x < huge end
-
-local function clamp(x, lo, hi)
-  if x < lo then return lo end
-  if x > hi then return hi end
-  return x
-end
-
-local function smoothstep(x)
-  x = clamp(x, 0, 1)
-  return x * x * (3 - 2 * x)
-end
-
-local function wrap_angle(a)
-  return a - 2 * pi * floor((a + pi) / (2 * pi))
-end
+-- ---- reading values, rotations ----
 
 -- The three numbers of a vec3-like (ik.vec3, a host vector with x/y/z, {x, y, z}).
 local function read3(v)
@@ -115,7 +104,8 @@ local function read3(v)
   return v.x, v.y, v.z
 end
 
--- The unit quaternion of a quat-like, as four numbers.
+-- The unit quaternion of a quat-like, as four numbers: divided by its length, as the
+-- walker always has (ik.quat scales by the inverse length, a last bit apart).
 local function read4(q)
   local x, y, z, w
   if type(q) == "table" and q[1] ~= nil then
@@ -128,170 +118,48 @@ local function read4(q)
   return x / n, y / n, z / n, w / n
 end
 
--- q * v for a unit quaternion (x, y, z, w).
-local function qrot(qx, qy, qz, qw, vx, vy, vz)
-  local tx = 2 * (qy * vz - qz * vy)
-  local ty = 2 * (qz * vx - qx * vz)
-  local tz = 2 * (qx * vy - qy * vx)
-  return vx + qw * tx + (qy * tz - qz * ty), vy + qw * ty + (qz * tx - qx * tz),
-    vz + qw * tz + (qx * ty - qy * tx)
-end
-
 local function qmul(ax, ay, az, aw, bx, by, bz, bw)
   return aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
     aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz
 end
 
 -- The body's rotation from heading (about +Y), pitch (about +X) and roll (about +Z),
--- roll applied first: qy * qx * qz, as ik.quat.euler.
+-- roll applied first: (qy * qx) * qz, as four numbers. Not ik.quat.euler, which groups
+-- qy * (qx * qz) and normalises: the body's rotation would move by a last bit.
 local function euler(pitch, yaw, roll)
   local x, y, z, w = qmul(0, sin(yaw / 2), 0, cos(yaw / 2), sin(pitch / 2), 0, 0, cos(pitch / 2))
   return qmul(x, y, z, w, 0, 0, sin(roll / 2), cos(roll / 2))
 end
 
--- The heading of a rotation: the angle about +Y of its forward (+Z) axis, which a tilt
+-- Scratch for the rotation helpers below, which never call each other while using it.
+local X, Y, Z = ik.vec3(1, 0, 0), ik.vec3(0, 1, 0), ik.vec3(0, 0, 1)
+local axis_v, off_q, heading_q = ik.vec3(), ik.quat(), ik.quat()
+
+-- The heading of an ik.quat: the angle about +Y of its forward (+Z) axis, which a tilt
 -- applied before the heading (as euler() does) leaves alone.
-local function yaw_of(qx, qy, qz, qw)
-  local fx, _, fz = qrot(qx, qy, qz, qw, 0, 0, 1)
+local function yaw_of(q)
+  local fx, _, fz = q:rotate(Z, axis_v):unpack()
   if fx * fx + fz * fz < 1e-24 then -- looking straight up or down: go by the up axis
-    local ux, _, uz = qrot(qx, qy, qz, qw, 0, 1, 0)
+    local ux, _, uz = q:rotate(Y, axis_v):unpack()
     return atan2(-ux, -uz)
   end
   return atan2(fx, fz)
 end
 
--- Pitch and roll of a rotation once its heading is taken off (the inverse of euler()).
-local function tilt_of(qx, qy, qz, qw)
-  local yaw = yaw_of(qx, qy, qz, qw)
-  local hx, hy, hz, hw = qmul(0, -sin(yaw / 2), 0, cos(yaw / 2), qx, qy, qz, qw) -- qx * qz
-  local fx, fy, fz = qrot(hx, hy, hz, hw, 0, 0, 1)
+-- Pitch and roll of an ik.quat once its heading is taken off (the inverse of euler()).
+local function tilt_of(q)
+  local h = ik.quat.axis_angle(Y, -yaw_of(q), heading_q):mul(q, heading_q) -- qx * qz
+  local fx, fy, fz = h:rotate(Z, axis_v):unpack()
   local pitch = -atan2(fy, sqrt(fx * fx + fz * fz))
-  local rx, ry, rz, rw = qmul(-sin(pitch / 2), 0, 0, cos(pitch / 2), hx, hy, hz, hw) -- qz
-  local ux, uy = qrot(rx, ry, rz, rw, 1, 0, 0)
+  local r = ik.quat.axis_angle(X, -pitch, off_q):mul(h, off_q) -- qz
+  local ux, uy = r:rotate(X, axis_v):unpack()
   return pitch, atan2(uy, ux)
-end
-
-local function dist3(a, x, y, z)
-  return sqrt((a[1] - x) ^ 2 + (a[2] - y) ^ 2 + (a[3] - z) ^ 2)
-end
-
--- ---- layout and gaits ----
-
-local function option_error(name, expected, value)
-  error(string.format("%s: option '%s' (%s expected, got %s)", OWNER, name, expected, common.describe(value)),
-    4)
-end
-
--- Sides, ranks and neighbours from the hips' rest positions in the body frame.
-local function layout(legs)
-  local n = #legs
-  local left, right = {}, {}
-  for i, leg in ipairs(legs) do
-    local x = leg.hip_local[1]
-    if x > 1e-9 then
-      left[#left + 1] = i
-    elseif x < -1e-9 then
-      right[#right + 1] = i
-    else
-      error(string.format("%s: leg %d's hip is on the body's centre line (x = 0 in the body's frame): on "
-        .. "neither side", OWNER, i), 3)
-    end
-  end
-  if #left ~= n / 2 then
-    error(string.format("%s: option 'legs' (as many legs on the left, hip x > 0 in the body's frame, as on "
-      .. "the right expected, got %d and %d)", OWNER, #left, #right), 3)
-  end
-  local function by_front(a, b) return legs[a].hip_local[3] > legs[b].hip_local[3] end
-  table.sort(left, by_front)
-  table.sort(right, by_front)
-  for rank = 1, n / 2 do
-    legs[left[rank]].side, legs[left[rank]].rank = "left", rank
-    legs[right[rank]].side, legs[right[rank]].rank = "right", rank
-  end
-  for _, side in ipairs({ left, right }) do
-    for rank = 1, #side do
-      local nb = legs[side[rank]].neighbours
-      if rank > 1 then nb[#nb + 1] = side[rank - 1] end
-      if rank < #side then nb[#nb + 1] = side[rank + 1] end
-    end
-  end
-  for rank = 1, n / 2 do
-    local l, r = left[rank], right[rank]
-    legs[l].neighbours[#legs[l].neighbours + 1] = r
-    legs[r].neighbours[#legs[r].neighbours + 1] = l
-  end
-  return left, right
-end
-
-local GAIT_EXPECTED = "'alternate', 'tripod', 'ripple' or a list of groups of legs"
-
-local function make_groups(gait, legs, left, right)
-  local n = #legs
-  local groups = {}
-  if type(gait) == "table" then
-    local seen = {}
-    for gi, g in ipairs(gait) do
-      if type(g) ~= "table" or #g == 0 then option_error("gait", GAIT_EXPECTED, gait) end
-      groups[gi] = {}
-      for _, i in ipairs(g) do
-        if type(i) ~= "number" or not legs[i] or seen[i] then
-          error(string.format("%s: option 'gait' (group %d: leg %s is no leg or in two groups)", OWNER, gi,
-            common.describe(i)), 3)
-        end
-        seen[i] = true
-        groups[gi][#groups[gi] + 1] = i
-      end
-    end
-    for i = 1, n do
-      if not seen[i] then error(string.format("%s: option 'gait' (leg %d is in no group)", OWNER, i), 3) end
-    end
-  elseif gait == "alternate" or gait == "tripod" then
-    if gait == "tripod" and n ~= 6 then
-      error(string.format("%s: option 'gait' ('tripod' needs 6 legs, got %d)", OWNER, n), 3)
-    end
-    -- A checkerboard: the diagonal pairs of four legs, the two tripods of six.
-    groups[1], groups[2] = {}, {}
-    for rank = 1, n / 2 do
-      local a, b = left[rank], right[rank]
-      if rank % 2 == 0 then a, b = b, a end
-      groups[1][#groups[1] + 1] = a
-      groups[2][#groups[2] + 1] = b
-    end
-  elseif gait == "ripple" then
-    if n == 4 then -- one leg at a time: back left, front left, back right, front right
-      groups = { { left[2] }, { left[1] }, { right[2] }, { right[1] } }
-    else -- a back-to-front wave down each side, the sides half a cycle apart
-      groups = { { left[3], right[2] }, { left[2], right[1] }, { left[1], right[3] } }
-    end
-  else
-    option_error("gait", GAIT_EXPECTED, gait)
-  end
-  for gi, g in ipairs(groups) do
-    for _, i in ipairs(g) do
-      legs[i].group = gi
-      for _, j in ipairs(g) do
-        for _, nb in ipairs(legs[i].neighbours) do
-          if nb == j then
-            error(string.format("%s: option 'gait' (group %d holds neighbouring legs %d and %d)", OWNER,
-              gi, i, j), 3)
-          end
-        end
-      end
-    end
-  end
-  return groups
 end
 
 -- ---- construction ----
 
 local Walker = {}
 Walker.__index = Walker
-
-local function read_velocity(v)
-  local ok, p = pcall(ik.vec3, v)
-  if type(v) == "number" or not ok then option_error("velocity", "vec3", v) end
-  return p
-end
 
 --- Makes a walker. It reads the rest pose (body, hips, knees and feet as they stand
 -- now), and plants every foot on the ground under its rest position.
@@ -343,13 +211,13 @@ end
 -- assert(rig:step_count() >= 4)   -- each leg stepped about every 25 cm
 function walker.new(options)
   if type(options) ~= "table" then
-    error(string.format("%s: options table expected, got %s", OWNER, common.describe(options)), 2)
+    error(string.format("%s: options table expected, got %s", OWNER, describe(options)), 2)
   end
   local checked = {}
   for k, v in pairs(options) do
     if not MANUAL[k] then checked[k] = v end
   end
-  local o = common.options(OWNER, checked, FIELDS)
+  local o = opt.check(OWNER, checked, FIELDS)
   local self = setmetatable({}, Walker)
   self.body, self.ground = o.body, o.ground
   self.step_height, self.step_time = o.step_height, o.step_time
@@ -358,22 +226,30 @@ function walker.new(options)
   self.height_time, self.tilt_time = o.height_time, o.tilt_time
   self.dead_zone, self.max_tilt = o.dead_zone, min(o.max_tilt, pi / 2 - 0.01)
   self.turn_rate, self.speed = o.turn_rate, o.speed
-  if options.velocity ~= nil then self.velocity = read_velocity(options.velocity) end
+  if options.velocity ~= nil then
+    local ok, v = pcall(ik.vec3, options.velocity)
+    if type(options.velocity) == "number" or not ok then
+      opt.option_error(OWNER, "velocity", "vec3", options.velocity)
+    end
+    self.velocity = v
+  end
 
   local specs = options.legs
   if type(specs) ~= "table" or (#specs ~= 4 and #specs ~= 6) then
     error(string.format("%s: option 'legs' (4 or 6 legs expected, got %s)", OWNER,
-      type(specs) == "table" and #specs .. " legs" or common.describe(specs)), 2)
+      type(specs) == "table" and #specs .. " legs" or describe(specs)), 2)
   end
 
   -- The rest pose, in the body's frame.
-  local bx, by, bz = read3(o.body:get_position())
-  local qx, qy, qz, qw = read4(o.body:get_rotation())
+  local body_at = common.get_position(o.body, ik.vec3())
+  local body_q = ik.quat(read4(o.body:get_rotation()))
+  local to_local = body_q:inverse()
   local function to_body(t)
-    local x, y, z = read3(t:get_position())
-    local lx, ly, lz = qrot(-qx, -qy, -qz, qw, x - bx, y - by, z - bz)
-    return { lx, ly, lz }, x, y, z
+    local at = common.get_position(t, ik.vec3())
+    local lx, ly, lz = to_local:rotate(at - body_at):unpack()
+    return { lx, ly, lz }, at:unpack()
   end
+  local by = body_at.y
 
   self.legs = {}
   local bones = {}
@@ -381,17 +257,16 @@ function walker.new(options)
   for i, spec in ipairs(specs) do
     if type(spec) ~= "table" then
       error(string.format("%s: option 'legs' (leg %d: table expected, got %s)", OWNER, i,
-        common.describe(spec)), 2)
+        describe(spec)), 2)
     end
     for _, part in ipairs({ "hip", "knee", "foot" }) do
-      if not common.kinds.bone(spec[part]) then
+      if not opt.kinds.bone(spec[part]) then
         error(string.format("%s: option 'legs' (leg %d: '%s' transform expected, got %s)", OWNER, i, part,
-          common.describe(spec[part])), 2)
+          describe(spec[part])), 2)
       end
     end
     local leg = { index = i, name = spec.name or ("leg" .. i), hip = spec.hip, knee = spec.knee,
-                  foot = spec.foot,
-                  neighbours = {}, planted = true, steps = 0, t = 0, target = { 0, 0, 0 } }
+                  foot = spec.foot, target = { 0, 0, 0 } }
     local hx, hy, hz, kx, ky, kz, fx, fy, fz
     leg.hip_local, hx, hy, hz = to_body(spec.hip)
     leg.knee_local, kx, ky, kz = to_body(spec.knee)
@@ -405,7 +280,7 @@ function walker.new(options)
       local ok, p = pcall(ik.vec3, spec.pole_offset)
       if not ok or type(spec.pole_offset) == "number" then
         error(string.format("%s: option 'legs' (leg %d: 'pole_offset' vec3 expected, got %s)", OWNER, i,
-          common.describe(spec.pole_offset)), 2)
+          describe(spec.pole_offset)), 2)
       end
       leg.pole_offset = { p.x, p.y, p.z }
     else
@@ -414,7 +289,7 @@ function walker.new(options)
     if spec.step_distance ~= nil and not (finite(spec.step_distance) and spec.step_distance > 0) then
       error(string.format("%s: option 'legs' (leg %d: 'step_distance' positive number expected, got %s)",
         OWNER, i,
-        common.describe(spec.step_distance)), 2)
+        describe(spec.step_distance)), 2)
     end
     leg.chain = ik.chain{ bones = { spec.hip, spec.knee, spec.foot }, solver = "two_bone",
                           tolerance = o.tolerance }
@@ -446,10 +321,13 @@ function walker.new(options)
   self.max_step_up = o.max_step_up or max(reach_down, 0.5 * abs(self.body_height))
   self._ray_margin = 0.2 * abs(self.body_height) + 1e-3 * self.step_distance -- above and below the limits
 
-  self.left, self.right = layout(self.legs)
   self.gait = options.gait or "alternate"
-  self.groups = make_groups(self.gait, self.legs, self.left, self.right)
-  self.next_group = 1
+  local anchors = {}
+  for i, leg in ipairs(self.legs) do anchors[i] = leg.hip_local end
+  local g = gait.new{ owner = OWNER, feet = self.legs, anchors = anchors, pattern = self.gait,
+                      step_time = self.step_time, step_height = self.step_height,
+                      hysteresis = self.hysteresis }
+  self._gait, self.groups, self.left, self.right = g, g.groups, g.left, g.right
 
   if o.path then
     if #o.path < 1 then error(OWNER .. ": option 'path' (list of points expected, got an empty table)", 2) end
@@ -458,7 +336,7 @@ function walker.new(options)
       local ok, v = pcall(ik.vec3, p)
       if not ok or type(p) == "number" then
         error(string.format("%s: option 'path' (point %d: vec3 expected, got %s)", OWNER, i,
-          common.describe(p)), 2)
+          describe(p)), 2)
       end
       self.path[i] = { v.x, v.y, v.z }
     end
@@ -468,16 +346,15 @@ function walker.new(options)
   common.init_rig(self, OWNER, o, bones)
   for _, leg in ipairs(self.legs) do common.own_chain(self, leg.chain) end
   -- scratch, so that an update allocates nothing
-  self._position, self._rotation = ik.vec3(), ik.quat()
+  self._position, self._rotation, self._host_rotation = ik.vec3(), ik.quat(), ik.quat()
+  self._offset = ik.vec3()
   self._ray, self._hit_point, self._hit_normal = ik.vec3(), ik.vec3(), ik.vec3()
   self._pole_at, self._target_at = ik.vec3(), ik.vec3()
   self._written_buf = { 0, 0, 0, 0, 0 }
-  self.time = 0
-  self.yaw = yaw_of(qx, qy, qz, qw)
+  self.yaw = yaw_of(body_q)
   self.base_y = by
-  self.base_pitch, self.base_roll = tilt_of(qx, qy, qz, qw)
+  self.base_pitch, self.base_roll = tilt_of(body_q)
   self.body_vel = { 0, 0 }
-  self._tried = {} -- scratch for _start_steps
   self:reset()
   return self
 end
@@ -515,22 +392,17 @@ end
 -- stance's height and tilt (no springing). `new` does it; call it after teleporting
 -- the body.
 function Walker:reset()
-  local px, py, pz = read3(self.body:get_position())
-  local qx, qy, qz, qw = read4(self.body:get_rotation())
-  self.yaw = yaw_of(qx, qy, qz, qw)
+  local px, py, pz = common.get_position(self.body, self._position):unpack()
+  self.yaw = yaw_of(self._host_rotation:set(read4(self.body:get_rotation(self._host_rotation))))
   local c, s = cos(self.yaw), sin(self.yaw)
   local ref = py - self.body_height
   for _, leg in ipairs(self.legs) do
     local rx, rz = rest_point(leg, px, pz, c, s)
     local gx, gy, gz = self:_probe(rx, rz, ref)
     if not gx then gx, gy, gz = rx, ref, rz end -- nothing there: stand level with the body
-    leg.plant, leg.from, leg.dest, leg.spare = { gx, gy, gz }, nil, nil, leg.spare or { 0, 0, 0 }
-    leg.blocked_buf = leg.blocked_buf or { 0, 0 }
-    leg.planted, leg.t = true, 0
+    gait.plant(leg, gx, gy, gz)
     leg.rest, leg.vel = { rx, rz }, { 0, 0 }
     leg.prev_rest, leg.prev_vel = { rx, rz }, { 0, 0 }
-    leg.want_since, leg.blocked_at = nil, nil
-    leg.land_time, leg.last_distance, leg.prev_distance, leg.distance = -huge, 0, 0, 0
   end
   self.prev_px, self.prev_pz = px, pz
   self.body_vel[1], self.body_vel[2] = 0, 0
@@ -590,7 +462,7 @@ end
 
 function Walker:_drive(dt, px, pz, yaw)
   if self.velocity then
-    local vx, _, vz = read3(self.velocity)
+    local vx, _, vz = self.velocity:unpack()
     px, pz = px + vx * dt, pz + vz * dt
   end
   if self.path and not self.path_done then
@@ -626,7 +498,8 @@ end
 -- The rest point and its velocity are taken at the step's moment (`back` of the frame
 -- before now), interpolated between the frames, so the prediction starts from the same
 -- state whichever frame the moment fell in.
-function Walker:_landing(leg, late, back, px, pz, ref)
+function Walker:_landing(leg, late, back)
+  local px, pz, ref = self._px, self._pz, self._ref
   local ahead = self.step_time - late
   local vel, vel0, rest, rest0 = leg.vel, leg.prev_vel, leg.rest, leg.prev_rest
   local vx, vz = vel[1] + (vel0[1] - vel[1]) * back, vel[2] + (vel0[2] - vel[2]) * back
@@ -659,171 +532,44 @@ function Walker:_landing(leg, late, back, px, pz, ref)
   return nil
 end
 
--- Lands the swinging feet whose time is up.
-function Walker:_advance(dt)
+-- How far each planted foot is from the ground under its rest point (off the ground:
+-- from the rest point), for the gait's step trigger.
+function Walker:_measure(dt, ref)
+  local g = self._gait
   for _, leg in ipairs(self.legs) do
-    if not leg.planted then
-      leg.t = leg.t + dt / self.step_time
-      if leg.t >= 1 then
-        leg.land_time = self.time - (leg.t - 1) * self.step_time
-        leg.planted, leg.t = true, 0
-        -- the plant it left is the next step's destination table
-        leg.plant, leg.from, leg.dest, leg.spare = leg.dest, nil, nil, leg.from
-        leg.steps = leg.steps + 1
-        leg.last_distance = 0
-      end
-    end
-  end
-end
-
--- Which planted legs want to step: those farther than their step distance from the
--- ground under their rest point (off the ground: from the rest point), until they are
--- back within (1 - hysteresis) of it. Notes when the want began, between the frames.
-function Walker:_wants(dt, ref)
-  local now = self.time
-  for _, leg in ipairs(self.legs) do
+    local d = 0
     if leg.planted then
       local rx, rz = leg.rest[1], leg.rest[2]
       local gx, gy, gz = self:_probe(rx, rz, ref)
-      local d = gx and dist3(leg.plant, gx, gy, gz) or sqrt((leg.plant[1] - rx) ^ 2 + (leg.plant[3] - rz) ^ 2)
-      local sd = leg.step_distance
-      if not leg.want_since then
-        if d > sd then
-          local prev = leg.last_distance
-          local f = (prev < sd and d > prev) and (sd - prev) / (d - prev) or 0
-          leg.want_since = now - dt * (1 - clamp(f, 0, 1))
-        end
-      elseif d < sd * (1 - self.hysteresis) then
-        leg.want_since = nil -- the body came back: no step after all
-      end
-      local blocked = leg.blocked_at
-      if blocked and (rx - blocked[1]) ^ 2 + (rz - blocked[2]) ^ 2 > (0.25 * sd) ^ 2 then
-        leg.blocked_at = nil -- moved on since it found nowhere to go: look again
-      end
-      leg.prev_distance, leg.last_distance, leg.distance = leg.last_distance, d, d
-    else
-      leg.want_since = nil
+      d = gx and distance(leg.plant, gx, gy, gz) or sqrt((leg.plant[1] - rx) ^ 2 + (leg.plant[3] - rz) ^ 2)
     end
+    g:measure(leg, d, dt)
   end
-end
-
--- When gait group `gi` may step: the moment the last of "one of its legs wants to" and
--- "its legs and their neighbours have landed" became true (huge: not yet), and whether
--- none of them is in the air now.
-function Walker:_group_start(gi)
-  local legs = self.legs
-  local start, free = huge, true
-  for _, i in ipairs(self.groups[gi]) do
-    local leg = legs[i]
-    if leg.want_since and not leg.blocked_at then start = min(start, leg.want_since) end
-  end
-  if start == huge then return start, false end
-  for _, i in ipairs(self.groups[gi]) do
-    local leg = legs[i]
-    if not leg.planted then free = false end
-    start = max(start, leg.land_time)
-    for _, nb in ipairs(leg.neighbours) do
-      if not legs[nb].planted then free = false end
-      start = max(start, legs[nb].land_time)
-    end
-  end
-  return start, free
-end
-
--- Starts the steps of the gait groups that may step, in the order their moments came,
--- which may be between the frames (a group next in turn goes first only on a tie,
--- SAME_MOMENT): a
--- group steps when one of its legs wants to and none of its legs' neighbours is in the
--- air. Taken in turn order instead, two groups that came to want a step within one
--- frame went by the turn at 30 Hz and by the moment at 144 Hz. A group's feet swing
--- from its moment, and land where they would have.
--- Moments closer than this (seconds) are one: legs alike want a step at the same moment
--- up to the rounding of how it was found, which differs with the frame rate.
-local SAME_MOMENT = 1e-6
-
-function Walker:_start_steps(dt, px, pz, ref)
-  local ng, tried = #self.groups, self._tried
-  for gi = 1, ng do tried[gi] = false end
-  while true do
-    local first, first_start = nil, huge
-    for k = 0, ng - 1 do
-      local gi = (self.next_group + k - 1) % ng + 1
-      if not tried[gi] then
-        local start, free = self:_group_start(gi)
-        if free and start < first_start - SAME_MOMENT then first, first_start = gi, start end
-      end
-    end
-    if not first then return end
-    tried[first] = true
-    self:_step_group(first, first_start, dt, px, pz, ref)
-  end
-end
-
--- Starts group gi's steps at the moment `start` (at most dt before now).
-function Walker:_step_group(gi, start, dt, px, pz, ref)
-  local legs, ng = self.legs, #self.groups
-  local late = clamp(self.time - start, 0, dt)
-  local back = dt > 0 and late / dt or 0
-  local started = false
-  for _, i in ipairs(self.groups[gi]) do
-    local leg = legs[i]
-    -- The legs that go: those that want to, and (so the group keeps together) those
-    -- more than half their step distance off at the moment the group goes.
-    local d = leg.distance - (leg.distance - leg.prev_distance) * back
-    if not leg.blocked_at and (leg.want_since or d > 0.5 * leg.step_distance) then
-      local gx, gy, gz = self:_landing(leg, late, back, px, pz, ref)
-      if gx and dist3(leg.plant, gx, gy, gz) >= leg.min_step then
-        local dest = leg.spare
-        dest[1], dest[2], dest[3] = gx, gy, gz
-        leg.from, leg.dest, leg.spare = leg.plant, dest, nil
-        leg.planted, leg.t = false, late / self.step_time
-        leg.want_since, leg.blocked_at = nil, nil
-        started = true
-      elseif leg.want_since then
-        local blocked = leg.blocked_buf -- nowhere better: keep the plant
-        blocked[1], blocked[2] = leg.rest[1], leg.rest[2]
-        leg.blocked_at = blocked
-      end
-    end
-  end
-  if started then self.next_group = gi % ng + 1 end
-end
-
--- The ankle's target: on its plant, or on the sine arc of its swing. The foot rises
--- before it moves across and comes down after, so it clears a riser next to either end.
-function Walker:_foot_target(leg)
-  local f = self.foot_offset
-  if leg.planted then return leg.plant[1], leg.plant[2] + f, leg.plant[3] end
-  local a, b, s = leg.from, leg.dest, leg.t
-  local h = smoothstep((s - 0.15) / 0.7)
-  local top = max(a[2], b[2]) + self.step_height
-  local lift = sin(pi * s)
-  local y = s < 0.5 and a[2] + (top - a[2]) * lift or b[2] + (top - b[2]) * lift
-  return a[1] + (b[1] - a[1]) * h, y + f, a[3] + (b[3] - a[3]) * h
 end
 
 -- ---- the body ----
 
 -- The host's own height and tilt, what a weight below 1 blends from: taken afresh when
 -- the host wrote the body since the walker did.
-function Walker:_host_pose(py, qx, qy, qz, qw)
+function Walker:_host_pose(py, q)
   local wr = self._written
   local same = wr and abs(py - wr[1]) <= 1e-9
+  local qx, qy, qz, qw = q:unpack()
   if same and abs(qx * wr[2] + qy * wr[3] + qz * wr[4] + qw * wr[5]) >= 1 - 1e-12 then
     return
   end
   self.base_y = py
-  self.base_pitch, self.base_roll = tilt_of(qx, qy, qz, qw)
+  self.base_pitch, self.base_roll = tilt_of(q)
 end
 
 -- The body heights between which every planted foot stays within its leg's reach: at
 -- most 98% of the leg's length from the hip (a little bend left), and no closer than
 -- the knee can fold.
-function Walker:_reach_limits(px, pz, qx, qy, qz, qw)
+function Walker:_reach_limits(px, pz, q)
   local hi, lo = huge, -huge
   for _, leg in ipairs(self.legs) do
     if leg.planted then
-      local ox, oy, oz = qrot(qx, qy, qz, qw, leg.hip_local[1], leg.hip_local[2], leg.hip_local[3])
+      local ox, oy, oz = q:rotate(leg.hip_local, self._offset):unpack()
       local tx, ty, tz = leg.plant[1], leg.plant[2] + self.foot_offset, leg.plant[3]
       local dh2 = (px + ox - tx) ^ 2 + (pz + oz - tz) ^ 2
       local reach = 0.98 * leg.length
@@ -842,12 +588,14 @@ end
 -- @number dt seconds since the last update, >= 0
 function Walker:update(dt)
   local w = common.begin(self, dt)
-  local px, py, pz = read3(self.body:get_position(self._position))
-  local qx, qy, qz, qw = read4(self.body:get_rotation(self._rotation))
-  self:_host_pose(py, qx, qy, qz, qw)
-  local yaw = yaw_of(qx, qy, qz, qw)
+  local px, py, pz = common.get_position(self.body, self._position):unpack()
+  local host_q = self._host_rotation:set(read4(self.body:get_rotation(self._host_rotation)))
+  self:_host_pose(py, host_q)
+  local yaw = yaw_of(host_q)
   px, pz, yaw = self:_drive(dt, px, pz, yaw)
-  self.time = self.time + dt
+  local g = self._gait
+  g.step_time, g.step_height, g.hysteresis = self.step_time, self.step_height, self.hysteresis
+  g:tick(dt)
   if not w then
     -- Idle: the body and legs are the host's; driving still moves the body.
     if self.velocity or self.path or self.turn_rate then
@@ -885,14 +633,15 @@ function Walker:update(dt)
   self.prev_px, self.prev_pz = px, pz
 
   -- Steps: land, then decide, measured from the feet's mean height before this frame.
-  self:_advance(dt)
+  g:swing(dt)
   local ref = self.height_goal - self.body_height
-  self:_wants(dt, ref)
-  self:_start_steps(dt, px, pz, ref)
+  self:_measure(dt, ref)
+  self._px, self._pz, self._ref = px, pz, ref
+  g:start_steps(dt, Walker._landing, self)
 
   -- The body: springs towards the stance's height and tilt.
   local hg, pg, rg = self:_goals(px, pz, c, s)
-  local spring, ht, tt = common.spring, common.omega(self.height_time), common.omega(self.tilt_time)
+  local spring, ht, tt = motion.spring, motion.omega(self.height_time), motion.omega(self.tilt_time)
   self.height, self.height_v = spring(self.height, self.height_v, self.height_goal, hg, ht, dt)
   self.pitch, self.pitch_v = spring(self.pitch, self.pitch_v, self.pitch_goal, pg, tt, dt)
   self.roll, self.roll_v = spring(self.roll, self.roll_v, self.roll_goal, rg, tt, dt)
@@ -902,8 +651,8 @@ function Walker:update(dt)
 
   local pitch = self.base_pitch + (self.pitch - self.base_pitch) * w
   local roll = self.base_roll + (self.roll - self.base_roll) * w
-  local bqx, bqy, bqz, bqw = euler(pitch, yaw, roll)
-  local hi, lo = self:_reach_limits(px, pz, bqx, bqy, bqz, bqw)
+  local body_q = self._rotation:set(euler(pitch, yaw, roll))
+  local hi, lo = self:_reach_limits(px, pz, body_q)
   if self.height > hi then
     self.height, self.height_v = hi, min(0, self.height_v)
   elseif self.height < lo and lo <= hi then
@@ -911,19 +660,20 @@ function Walker:update(dt)
   end
   local y = self.base_y + (self.height - self.base_y) * w
   self.body:set_position(self._position:set(px, y, pz))
-  self.body:set_rotation(self._rotation:set(bqx, bqy, bqz, bqw))
+  self.body:set_rotation(body_q)
   local written = self._written_buf
-  written[1], written[2], written[3], written[4], written[5] = y, bqx, bqy, bqz, bqw
+  written[1], written[2], written[3], written[4], written[5] = y, body_q:unpack()
   self._written = written
 
   -- The legs.
   local most = 0
   for _, leg in ipairs(self.legs) do
     local t = leg.target
-    t[1], t[2], t[3] = self:_foot_target(leg)
+    local fx, fy, fz = g:foot_point(leg)
+    t[1], t[2], t[3] = fx, fy + self.foot_offset, fz
     local o = leg.pole_offset
-    local ox, oy, oz = qrot(bqx, bqy, bqz, bqw, leg.knee_local[1] + o[1], leg.knee_local[2] + o[2],
-      leg.knee_local[3] + o[3])
+    local k, at = leg.knee_local, self._offset
+    local ox, oy, oz = body_q:rotate(at:set(k[1] + o[1], k[2] + o[2], k[3] + o[3]), at):unpack()
     leg.pole.position = self._pole_at:set(px + ox, y + oy, pz + oz)
     leg.chain.weight = w
     local iterations
