@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 
+#include "ik_api.h"
 #include "ik_ccd.h"
 #include "ik_dls.h"
 #include "ik_fabrik.h"
@@ -61,25 +62,25 @@ typedef struct ik_batch {
 } ik_batch;
 
 /* An empty batch. */
-void ik_batch_init(ik_batch *batch);
+IK_API void ik_batch_init(ik_batch *batch);
 
 /* IK_E_NULL or IK_E_COUNT when the batch itself is malformed (an array NULL with a
  * positive count, a negative count), else IK_OK. */
-ik_status ik_batch_check(const ik_batch *batch);
+IK_API ik_status ik_batch_check(const ik_batch *batch);
 
 /* The buffers one thread solves lanes in: ik_batch_lanes_size bytes, aligned to
  * IK_BATCH_LANES_ALIGN, laid out by ik_batch_lanes_init. */
 typedef struct ik_batch_lanes ik_batch_lanes;
 #define IK_BATCH_LANES_ALIGN 32
-size_t ik_batch_lanes_size(void);
-ik_batch_lanes *ik_batch_lanes_init(void *mem);
+IK_API size_t ik_batch_lanes_size(void);
+IK_API ik_batch_lanes *ik_batch_lanes_init(void *mem);
 
 /* Solves slice `slice` (0 .. slices - 1) of every job array of a batch ik_batch_check
  * passed: jobs [count * slice / slices, count * (slice + 1) / slices) of each, in `lanes`
  * (NULL: in buffers on the calling thread's stack). A refused job is left untouched
  * (see the *_status arrays, or each job's result). One ik_batch_lanes serves one call
  * at a time. */
-void ik_batch_run_slice(ik_batch *batch, int slice, int slices, ik_batch_lanes *lanes);
+IK_API void ik_batch_run_slice(ik_batch *batch, int slice, int slices, ik_batch_lanes *lanes);
 
 #ifdef __cplusplus
 }

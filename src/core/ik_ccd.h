@@ -10,6 +10,7 @@
 #ifndef IK_CCD_H
 #define IK_CCD_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -24,9 +25,9 @@ typedef struct ik_ccd_job {
   ik_result result;   /* output */
 } ik_ccd_job;
 
-void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target);
-ik_status ik_ccd_validate(const ik_ccd_job *job, ik_error *err);
-ik_status ik_ccd_run(ik_ccd_job *job);
+IK_API void ik_ccd_job_init(ik_ccd_job *job, const ik_chain *chain, ik_vec3 target);
+IK_API ik_status ik_ccd_validate(const ik_ccd_job *job, ik_error *err);
+IK_API ik_status ik_ccd_run(ik_ccd_job *job);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #ifndef IK_CHAIN_H
 #define IK_CHAIN_H
 
+#include "ik_api.h"
 #include "ik_math.h"
 
 #ifdef __cplusplus
@@ -65,7 +66,7 @@ typedef struct ik_error {
 } ik_error;
 
 /* A short English sentence for a status ("bone length must be positive"). */
-const char *ik_status_message(ik_status status);
+IK_API const char *ik_status_message(ik_status status);
 
 typedef enum ik_constraint_type {
   IK_CONSTRAINT_NONE = 0,
@@ -133,28 +134,28 @@ typedef struct ik_result {
 } ik_result;
 
 /* A chain with no constraints, no pole and identity base rotation. */
-void ik_chain_init(ik_chain *chain, ik_vec3 *positions, int count, ik_real *lengths);
+IK_API void ik_chain_init(ik_chain *chain, ik_vec3 *positions, int count, ik_real *lengths);
 
 /* Checks every field of the chain; fills err when non-NULL. Besides each value on its
  * own, the chain's reach (IK_REAL_MAX_REACH: the root plus the total length, given or
  * measured) must be within range: IK_E_RANGE for "lengths" ("positions" when the lengths
  * are derived), index -1. */
-ik_status ik_chain_validate(const ik_chain *chain, ik_error *err);
+IK_API ik_status ik_chain_validate(const ik_chain *chain, ik_error *err);
 
 /* Sum of the bone lengths between consecutive positions, written to lengths_out
  * (count - 1 entries) when it is non-NULL. */
-ik_real ik_measure_lengths(const ik_vec3 *positions, int count, ik_real *lengths_out);
+IK_API ik_real ik_measure_lengths(const ik_vec3 *positions, int count, ik_real *lengths_out);
 
 /* Checks one constraint (used by the chain's validate and by bindings that build
  * constraints before they have a chain). */
-ik_status ik_constraint_validate(const ik_constraint *c);
+IK_API ik_status ik_constraint_validate(const ik_constraint *c);
 
 /* The largest amount, in radians, by which the chain's current positions break its
  * constraints (hinge axes carried from the rest pose exactly as the solvers carry
  * them); 0 when every constraint holds. *worst_bone, when non-NULL, gets that bone
  * (-1 when none is broken). Not validated: a chain with nothing to measure (NULL
  * positions or constraints, count < 2, or a hinge but NULL rest_positions) gives 0. */
-ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone);
+IK_API ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone);
 
 /* One constrained bone's limit in the chain's current pose, for drawing or checking:
  * the geometry the constraint pass measures that bone against. */
@@ -177,14 +178,14 @@ typedef struct ik_constraint_frame {
  * them), so a pose the pass produced has every bone inside its frame. Not validated: a
  * chain with nothing to describe (NULL positions, constraints or out, count < 2, or a
  * hinge but NULL rest_positions) gives 0. */
-int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out);
+IK_API int ik_chain_constraint_frames(const ik_chain *chain, ik_constraint_frame *out);
 
 /* Turns the solved positions `to` (count joints) part of the way back towards the
  * pose `from`: each bone's direction is rotated from its old direction by `weight`
  * of the angle, root to tip. The root, to[0], is kept as it is (solvers never move it,
  * so it is from[0] too), and so are the bone lengths of `to`. weight 1 leaves `to` as
  * is; weight 0 (or less) copies `from`. */
-void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight);
+IK_API void ik_blend_chain(const ik_vec3 *from, ik_vec3 *to, int count, ik_real weight);
 
 #ifdef __cplusplus
 }

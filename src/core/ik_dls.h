@@ -11,6 +11,7 @@
 #ifndef IK_DLS_H
 #define IK_DLS_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -28,9 +29,9 @@ typedef struct ik_dls_job {
   ik_result result; /* output */
 } ik_dls_job;
 
-void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target);
-ik_status ik_dls_validate(const ik_dls_job *job, ik_error *err);
-ik_status ik_dls_run(ik_dls_job *job);
+IK_API void ik_dls_job_init(ik_dls_job *job, const ik_chain *chain, ik_vec3 target);
+IK_API ik_status ik_dls_validate(const ik_dls_job *job, ik_error *err);
+IK_API ik_status ik_dls_run(ik_dls_job *job);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #ifndef IK_FABRIK_H
 #define IK_FABRIK_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -45,11 +46,11 @@ typedef struct ik_fabrik_job {
 } ik_fabrik_job;
 
 /* Sets the defaults above over `chain` (which is copied). */
-void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target);
-ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err);
+IK_API void ik_fabrik_job_init(ik_fabrik_job *job, const ik_chain *chain, ik_vec3 target);
+IK_API ik_status ik_fabrik_validate(const ik_fabrik_job *job, ik_error *err);
 /* Solves in place. A refused job (the status returned) leaves positions untouched.
  * Not reaching the target is not an error: see job->result. */
-ik_status ik_fabrik_run(ik_fabrik_job *job);
+IK_API ik_status ik_fabrik_run(ik_fabrik_job *job);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@
 
 #include <math.h>
 
+#include "ik_api.h"
+
 #ifdef IK_REAL_FLOAT
 typedef float ik_real;
 #define IK_REAL_EPSILON 1.1920929e-7f
@@ -214,23 +216,23 @@ extern "C" {
 /* Minimal rotation turning the direction of a into the direction of b (no twist about
  * either). Opposite vectors: a half turn about an axis perpendicular to a. Zero a or b:
  * identity. */
-ik_quat ik_quat_from_to(ik_vec3 a, ik_vec3 b);
+IK_API ik_quat ik_quat_from_to(ik_vec3 a, ik_vec3 b);
 
 /* Spherical interpolation along the shortest path; t = 0 gives a, t = 1 gives b (or
  * -b, the same rotation). Inputs should be unit; the result is unit. */
-ik_quat ik_quat_slerp(ik_quat a, ik_quat b, ik_real t);
+IK_API ik_quat ik_quat_slerp(ik_quat a, ik_quat b, ik_real t);
 
 /* Rotation taking local +Z to `forward` and local +Y as close to `up` as possible.
  * Zero forward: identity. Up parallel to forward (or zero): another up is chosen. */
-ik_quat ik_quat_look_rotation(ik_vec3 forward, ik_vec3 up);
+IK_API ik_quat ik_quat_look_rotation(ik_vec3 forward, ik_vec3 up);
 
 /* Splits q into q = swing * twist, twist a rotation about `axis` (need not be unit) and
  * swing a rotation about an axis perpendicular to it. A zero axis gives swing = q and
  * twist = identity. Either output pointer may be NULL. */
-void ik_quat_swing_twist(ik_quat q, ik_vec3 axis, ik_quat *swing, ik_quat *twist);
+IK_API void ik_quat_swing_twist(ik_quat q, ik_vec3 axis, ik_quat *swing, ik_quat *twist);
 
 /* Signed twist angle of q about the unit `axis`, in (-pi, pi]. */
-ik_real ik_quat_twist_angle(ik_quat q, ik_vec3 axis_unit);
+IK_API ik_real ik_quat_twist_angle(ik_quat q, ik_vec3 axis_unit);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #ifndef IK_POLE_H
 #define IK_POLE_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -28,9 +29,9 @@ typedef struct ik_pole_job {
   int turned;         /* output: inner joints that were turned */
 } ik_pole_job;
 
-void ik_pole_job_init(ik_pole_job *job, ik_vec3 *positions, int count, ik_vec3 pole);
-ik_status ik_pole_validate(const ik_pole_job *job, ik_error *err);
-ik_status ik_pole_run(ik_pole_job *job);
+IK_API void ik_pole_job_init(ik_pole_job *job, ik_vec3 *positions, int count, ik_vec3 pole);
+IK_API ik_status ik_pole_validate(const ik_pole_job *job, ik_error *err);
+IK_API ik_status ik_pole_run(ik_pole_job *job);
 
 #ifdef __cplusplus
 }

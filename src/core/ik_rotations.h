@@ -12,6 +12,7 @@
 #ifndef IK_ROTATIONS_H
 #define IK_ROTATIONS_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -51,10 +52,10 @@ typedef struct ik_rotations_job {
   ik_quat *twist_memory;
 } ik_rotations_job;
 
-void ik_rotations_job_init(ik_rotations_job *job, int count, const ik_vec3 *positions_before,
-                           const ik_vec3 *positions_solved, ik_quat *rotations);
-ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err);
-ik_status ik_rotations_run(ik_rotations_job *job);
+IK_API void ik_rotations_job_init(ik_rotations_job *job, int count, const ik_vec3 *positions_before,
+                                  const ik_vec3 *positions_solved, ik_quat *rotations);
+IK_API ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err);
+IK_API ik_status ik_rotations_run(ik_rotations_job *job);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #ifndef IK_TWO_BONE_H
 #define IK_TWO_BONE_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -35,9 +36,9 @@ typedef struct ik_two_bone_job {
   ik_result result; /* output; iterations is always 0 or 1 */
 } ik_two_bone_job;
 
-void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 target);
-ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err);
-ik_status ik_two_bone_run(ik_two_bone_job *job);
+IK_API void ik_two_bone_job_init(ik_two_bone_job *job, ik_vec3 *positions, ik_vec3 target);
+IK_API ik_status ik_two_bone_validate(const ik_two_bone_job *job, ik_error *err);
+IK_API ik_status ik_two_bone_run(ik_two_bone_job *job);
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,7 @@
 #ifndef IK_BONE_BATCH_H
 #define IK_BONE_BATCH_H
 
+#include "ik_api.h"
 #include "ik_bone_chain.h"
 #include "ik_foot.h"
 #include "ik_pool.h"
@@ -99,24 +100,24 @@ typedef struct ik_bone_batch {
 } ik_bone_batch;
 
 /* An empty batch, with no buffer and no threads yet. */
-void ik_bone_batch_init(ik_bone_batch *b);
+IK_API void ik_bone_batch_init(ik_bone_batch *b);
 /* Starts the batch's `threads` (1 .. IK_POOL_MAX_THREADS), scratch holding
  * ik_bone_batch_scratch_size(threads) bytes (aligned as malloc's): IK_E_PARAMETER for a
  * thread count out of range, IK_E_NULL when the pool could not start. */
-size_t ik_bone_batch_scratch_size(int threads);
-ik_status ik_bone_batch_start(ik_bone_batch *b, int threads, void *scratch);
+IK_API size_t ik_bone_batch_scratch_size(int threads);
+IK_API ik_status ik_bone_batch_start(ik_bone_batch *b, int threads, void *scratch);
 /* Stops the pool. The buffers are the caller's to free. */
-void ik_bone_batch_free(ik_bone_batch *b);
+IK_API void ik_bone_batch_free(ik_bone_batch *b);
 /* Room for cap entries: bytes of a buffer, and the batch moved into one (its entries
  * copied over; cap at least count). */
-size_t ik_bone_batch_buffer_size(int cap);
-void ik_bone_batch_place(ik_bone_batch *b, void *buffer, int cap);
+IK_API size_t ik_bone_batch_buffer_size(int cap);
+IK_API void ik_bone_batch_place(ik_bone_batch *b, void *buffer, int cap);
 /* Adds a chain (and its foot, or params NULL) after the others: its index, or -1 when
  * the buffer is full. A chain or foot must be in a batch once. */
-int ik_bone_batch_add(ik_bone_batch *b, ik_bone_chain *chain, ik_foot_params *params, ik_foot_state *state,
-                      const ik_foot_link *link);
+IK_API int ik_bone_batch_add(ik_bone_batch *b, ik_bone_chain *chain, ik_foot_params *params,
+                             ik_foot_state *state, const ik_foot_link *link);
 /* Takes entry i out, the others keeping their order. */
-void ik_bone_batch_remove(ik_bone_batch *b, int i);
+IK_API void ik_bone_batch_remove(ik_bone_batch *b, int i);
 
 /* The phases of a solve. group: the bone chains by skeleton, 0 (every bone chain then
  * the caller's) when some bone chain cannot be read by the batch. read: every group's
@@ -125,24 +126,24 @@ void ik_bone_batch_remove(ik_bone_batch *b, int i);
  * thread, when again: the caller's code ran since and may have changed any chain); 0
  * when the caller must gather it, then say taken. run: every entry solved and, but for
  * the caller's, scattered, over the threads. */
-int ik_bone_batch_group(ik_bone_batch *b);
-void ik_bone_batch_read(ik_bone_batch *b);
-int ik_bone_batch_take(ik_bone_batch *b, int i, int grouped, int again);
-void ik_bone_batch_taken(ik_bone_batch *b, int i, int lane);
-void ik_bone_batch_run(ik_bone_batch *b);
+IK_API int ik_bone_batch_group(ik_bone_batch *b);
+IK_API void ik_bone_batch_read(ik_bone_batch *b);
+IK_API int ik_bone_batch_take(ik_bone_batch *b, int i, int grouped, int again);
+IK_API void ik_bone_batch_taken(ik_bone_batch *b, int i, int lane);
+IK_API void ik_bone_batch_run(ik_bone_batch *b);
 
 /* Whether entry e's foot and ground are open and the ground one the threads may query
  * (then e->ground is set); whether the foot takes the target its chain gathered (err,
  * when not NULL: why not). */
-int ik_bone_batch_foot_ready(ik_bone_batch_entry *e);
-int ik_bone_batch_foot_valid(const ik_bone_batch_entry *e, ik_error *err);
+IK_API int ik_bone_batch_foot_ready(ik_bone_batch_entry *e);
+IK_API int ik_bone_batch_foot_valid(const ik_bone_batch_entry *e, ik_error *err);
 
 /* A whole solve, dt seconds (>= 0) after the last, for a batch whose every chain the
  * scene reads (native bone chains, point chains with kept targets) and whose feet stand
  * on grounds it queries: how many reached in *reached. IK_E_PARAMETER, with the index of
  * the entry at fault in err->index, when one cannot be read or turned (no chain turned
  * when it could not be read). */
-ik_status ik_bone_batch_solve(ik_bone_batch *b, ik_real dt, int *reached, ik_error *err);
+IK_API ik_status ik_bone_batch_solve(ik_bone_batch *b, ik_real dt, int *reached, ik_error *err);
 
 #ifdef __cplusplus
 }

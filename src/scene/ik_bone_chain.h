@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "ik_api.h"
 #include "ik_ccd.h"
 #include "ik_dls.h"
 #include "ik_fabrik.h"
@@ -59,9 +60,9 @@ typedef struct ik_ref {
   ik_vec3 value; /* IK_REF_VEC3 */
 } ik_ref;
 
-ik_ref ik_ref_bone(ik_skeleton *sk, int bone, const int *closed);
-ik_ref ik_ref_node(ik_node *node, const int *closed);
-ik_ref ik_ref_vec3(ik_vec3 value);
+IK_API ik_ref ik_ref_bone(ik_skeleton *sk, int bone, const int *closed);
+IK_API ik_ref ik_ref_node(ik_node *node, const int *closed);
+IK_API ik_ref ik_ref_vec3(ik_vec3 value);
 
 /* A pole kept by its owner and read at each solve. */
 typedef struct ik_chain_pole {
@@ -139,81 +140,82 @@ typedef struct ik_bone_chain {
 } ik_bone_chain;
 
 /* Bytes of a chain of count joints (>= 2); bound: a bone chain. */
-size_t ik_bone_chain_size(int count, int bound);
+IK_API size_t ik_bone_chain_size(int count, int bound);
 /* Lays a chain out in mem (ik_bone_chain_size bytes), with the core's defaults (FABRIK,
  * 10 iterations, tolerance 1e-3, weight 1, the FABRIK job's mode). Its pose is then
  * the caller's to give: ik_bone_chain_set_points or ik_bone_chain_set_bones, or rest
  * (and a bone chain's refs) filled and ik_bone_chain_set_rest. */
-ik_bone_chain *ik_bone_chain_init(void *mem, int count, int bound);
+IK_API ik_bone_chain *ik_bone_chain_init(void *mem, int count, int bound);
 /* After rest (and refs) are filled: the pose and start taken from it, the lengths
  * measured, one_sk found; a chain of 3 bones solves two_bone. */
-void ik_bone_chain_set_rest(ik_bone_chain *c);
+IK_API void ik_bone_chain_set_rest(ik_bone_chain *c);
 /* A point chain's pose: IK_E_NOT_FINITE, IK_E_BONE_LENGTH (two joints at one place) or
  * IK_E_RANGE (ik_chain_validate's reach), nothing changed; else the rest pose. */
-ik_status ik_bone_chain_set_points(ik_bone_chain *c, const ik_vec3 *pose);
+IK_API ik_status ik_bone_chain_set_points(ik_bone_chain *c, const ik_vec3 *pose);
 /* A bone chain on bones[0 .. count) of sk, root first (closed: the skeleton owner's
  * flag, or NULL): their pose now is the rest pose. IK_E_PARAMETER for a bone out of
  * range, IK_E_BONE_LENGTH, IK_E_RANGE as above. */
-ik_status ik_bone_chain_set_bones(ik_bone_chain *c, ik_skeleton *sk, const int *bones, const int *closed);
+IK_API ik_status ik_bone_chain_set_bones(ik_bone_chain *c, ik_skeleton *sk, const int *bones,
+                                         const int *closed);
 /* Constraint of bone i (0 .. count - 2), copied; NULL removes it. */
-void ik_bone_chain_set_constraint(ik_bone_chain *c, int bone, const ik_constraint *con);
+IK_API void ik_bone_chain_set_constraint(ik_bone_chain *c, int bone, const ik_constraint *con);
 
 /* The 1-based index of the bone of a native bone chain that the kept bone or node v
  * would move with: v is that bone (*is_bone set), or hangs from it or below it; the
  * bone nearest the tip is named. 0 when none. */
-int ik_bone_chain_moves_with(const ik_bone_chain *c, const ik_ref *v, int *is_bone);
+IK_API int ik_bone_chain_moves_with(const ik_bone_chain *c, const ik_ref *v, int *is_bone);
 /* The target: IK_E_PARAMETER when it would move with the chain's bones (a target that
  * runs away with every solve), nothing changed. */
-ik_status ik_bone_chain_set_target(ik_bone_chain *c, ik_ref target);
+IK_API ik_status ik_bone_chain_set_target(ik_bone_chain *c, ik_ref target);
 /* A bone chain's pole on a bone or node (IK_E_PARAMETER as for the target), or the
  * pole p (ref NULL), or none (both NULL). */
-ik_status ik_bone_chain_set_pole(ik_bone_chain *c, const ik_ref *ref, ik_chain_pole *p);
+IK_API ik_status ik_bone_chain_set_pole(ik_bone_chain *c, const ik_ref *ref, ik_chain_pole *p);
 
 /* Which job the solve phase of a gathered chain is: one a batch may hand to the core's
  * ik_batch (an ik_fabrik_job, an ik_two_bone_job), or none (ik_bone_chain_solve). */
 enum { IK_LANE_NONE, IK_LANE_FABRIK, IK_LANE_TWO_BONE };
 
 /* Starts a solve: weight 0 turns it off, status IK_OK. Gathers call it. */
-void ik_bone_chain_begin(ik_bone_chain *c);
+IK_API void ik_bone_chain_begin(ik_bone_chain *c);
 /* The lane of a gathered chain. */
-int ik_bone_chain_lane(const ik_bone_chain *c);
+IK_API int ik_bone_chain_lane(const ik_bone_chain *c);
 
 /* The skeleton a native bone chain alone reads and writes (its bones, target and pole;
  * or nodes hanging from nothing, refreshed here so that reading them later writes
  * nothing), or NULL for any other chain. */
-const ik_skeleton *ik_bone_chain_skeleton(const ik_bone_chain *c);
+IK_API const ik_skeleton *ik_bone_chain_skeleton(const ik_bone_chain *c);
 /* Gather of a chain ik_bone_chain_skeleton accepted: the lane, or -1 when it cannot
  * be read as it stands (the target or pole moves with its bones, match_rotation with a
  * point target, bones at one place, out of range). */
-int ik_bone_chain_gather(ik_bone_chain *c);
+IK_API int ik_bone_chain_gather(ik_bone_chain *c);
 /* Gather of a point chain whose target is kept (a point; with read_refs, a bone or a
  * node too) and whose pole is an open ik_chain_pole or none: the lane, else -1. */
-int ik_bone_chain_gather_point(ik_bone_chain *c, int read_refs);
+IK_API int ik_bone_chain_gather_point(ik_bone_chain *c, int read_refs);
 
 /* The solve phase, whole. */
-void ik_bone_chain_solve(ik_bone_chain *c);
+IK_API void ik_bone_chain_solve(ik_bone_chain *c);
 /* The solve phase in three steps, for the lanes: prepare fills `job` (an
  * ik_fabrik_job or an ik_two_bone_job, after the lane) over the chain's buffers; the
  * caller runs it (alone or in an ik_batch) and hands back what it said to finish. */
-void ik_bone_chain_prepare(ik_bone_chain *c, int lane, void *job);
-void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st);
+IK_API void ik_bone_chain_prepare(ik_bone_chain *c, int lane, void *job);
+IK_API void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st);
 
 /* Scatter of a gathered and solved chain (a bone chain's bones turned, the tip's
  * distance measured where it is now): 0, or -1 when the solver refused the chain, the
  * tip's skeleton was closed or a bone refused its rotation. */
-int ik_bone_chain_scatter(ik_bone_chain *c);
+IK_API int ik_bone_chain_scatter(ik_bone_chain *c);
 
 /* Gather, solve and scatter of a native chain or a point chain with a kept target,
  * the result in *out: IK_OK, or IK_E_PARAMETER when the chain could not be gathered or
  * scattered (see above; nothing then turned), IK_E_NULL for a closed chain. */
-ik_status ik_bone_chain_run(ik_bone_chain *c, ik_result *out);
+IK_API ik_status ik_bone_chain_run(ik_bone_chain *c, ik_result *out);
 
 /* Asks for some of a chain's memory to be brought into cache: a hint, for a pass over
  * many chains, given a few chains ahead. HEADER first: SOLVE (the arrays every solve
  * touches) and REFS (the kept target's and pole's memory, the skeleton's closed flag)
  * read the header. */
 enum { IK_BONE_CHAIN_PREFETCH_HEADER, IK_BONE_CHAIN_PREFETCH_SOLVE, IK_BONE_CHAIN_PREFETCH_REFS };
-void ik_bone_chain_prefetch(const ik_bone_chain *c, int what);
+IK_API void ik_bone_chain_prefetch(const ik_bone_chain *c, int what);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,7 @@
 #ifndef IK_FOOT_H
 #define IK_FOOT_H
 
+#include "ik_api.h"
 #include "ik_chain.h"
 #include "ik_ground.h"
 
@@ -100,38 +101,39 @@ typedef struct ik_foot_result {
   ik_real deficit;
 } ik_foot_result;
 
-void ik_foot_params_init(ik_foot_params *params);
-ik_status ik_foot_params_validate(const ik_foot_params *params, ik_error *err);
+IK_API void ik_foot_params_init(ik_foot_params *params);
+IK_API ik_status ik_foot_params_validate(const ik_foot_params *params, ik_error *err);
 
-void ik_foot_state_init(ik_foot_state *state);
+IK_API void ik_foot_state_init(ik_foot_state *state);
 
 /* Checks an update: params valid, state, ground and out non-NULL (out is not read),
  * state finite, animated position and rotation finite (the rotation need not be unit:
  * it is normalised, a zero quaternion counting as identity), dt finite and >= 0. */
-ik_status ik_foot_validate(const ik_foot_params *params, const ik_foot_state *state, const ik_ground *ground,
-                           ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
-                           const ik_foot_result *out, ik_error *err);
+IK_API ik_status ik_foot_validate(const ik_foot_params *params, const ik_foot_state *state,
+                                  const ik_ground *ground, ik_vec3 animated_position,
+                                  ik_quat animated_rotation, ik_real dt, const ik_foot_result *out,
+                                  ik_error *err);
 
 /* One frame for one foot, dt seconds after the previous one. The first update after
  * ik_foot_state_init snaps the state to its goal whatever dt is; after that, dt = 0
  * gives the current smoothed correction on the new animated pose and changes nothing.
  * Any status but IK_OK (refused input, or a custom ground's callback failing) leaves
  * state and *out untouched. */
-ik_status ik_foot_update(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
-                         ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
-                         ik_foot_result *out);
+IK_API ik_status ik_foot_update(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
+                                ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
+                                ik_foot_result *out);
 
 /* The deficit ik_foot_update would report for this animated position (see
  * ik_foot_result), with no state: for the pelvis, measured before the pelvis moves.
  * *deficit is untouched unless IK_OK is returned. */
-ik_status ik_foot_deficit(const ik_foot_params *params, const ik_ground *ground, ik_vec3 animated_position,
-                          ik_real *deficit);
+IK_API ik_status ik_foot_deficit(const ik_foot_params *params, const ik_ground *ground,
+                                 ik_vec3 animated_position, ik_real *deficit);
 
 /* ---- pelvis ---- */
 
 /* How far to move the pelvis along up, <= 0: the most negative of the feet's deficits,
  * 0 when none is negative (or count <= 0, or foot_deficits is NULL). */
-ik_real ik_pelvis_offset(const ik_real *foot_deficits, int count);
+IK_API ik_real ik_pelvis_offset(const ik_real *foot_deficits, int count);
 
 typedef struct ik_pelvis {
   /* Parameter. Seconds, >= 0, default 0.05: the spring's time scale, as for feet (0,
@@ -142,17 +144,17 @@ typedef struct ik_pelvis {
   int initialised;
 } ik_pelvis;
 
-void ik_pelvis_init(ik_pelvis *pelvis);
+IK_API void ik_pelvis_init(ik_pelvis *pelvis);
 
 /* Checks an update: pelvis non-NULL and finite, smooth_time >= 0, count >= 0, the count
  * deficits (foot_deficits may be NULL when count is 0) finite, dt finite and >= 0. */
-ik_status ik_pelvis_validate(const ik_pelvis *pelvis, const ik_real *foot_deficits, int count, ik_real dt,
-                             ik_error *err);
+IK_API ik_status ik_pelvis_validate(const ik_pelvis *pelvis, const ik_real *foot_deficits, int count,
+                                    ik_real dt, ik_error *err);
 
 /* Springs the pelvis offset towards ik_pelvis_offset(foot_deficits, count) over dt and
  * writes it to *offset_out (when non-NULL). Refused input changes nothing. */
-ik_status ik_pelvis_update(ik_pelvis *pelvis, const ik_real *foot_deficits, int count, ik_real dt,
-                           ik_real *offset_out);
+IK_API ik_status ik_pelvis_update(ik_pelvis *pelvis, const ik_real *foot_deficits, int count, ik_real dt,
+                                  ik_real *offset_out);
 
 #ifdef __cplusplus
 }

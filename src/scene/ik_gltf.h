@@ -35,6 +35,7 @@
 
 #include <stddef.h>
 
+#include "ik_api.h"
 #include "ik_skeleton.h"
 
 #ifdef __cplusplus
@@ -97,9 +98,9 @@ typedef enum ik_humanoid_bone {
 } ik_humanoid_bone;
 
 /* "hips", "spine", ..., "upperChest", "leftUpperArm", ..., "rightToes"; NULL out of range. */
-const char *ik_humanoid_bone_name(int role);
+IK_API const char *ik_humanoid_bone_name(int role);
 /* The role of a VRM bone name, or -1 (names outside the list: fingers, jaw, ...). */
-int ik_humanoid_bone_from_name(const char *name);
+IK_API int ik_humanoid_bone_from_name(const char *name);
 
 /* Which humanoid extension a file had. */
 typedef enum ik_gltf_vrm { IK_GLTF_VRM_NONE, IK_GLTF_VRM_0, IK_GLTF_VRM_1 } ik_gltf_vrm;
@@ -112,49 +113,49 @@ enum {
 };
 
 /* Every option at its default. */
-void ik_gltf_options_init(ik_gltf_options *opt);
+IK_API void ik_gltf_options_init(ik_gltf_options *opt);
 
 /* Loads a .gltf or .glb file (told apart by the GLB magic, not by the name). External
  * buffer URIs are resolved against the file's directory. opt may be NULL (defaults),
  * err too. On failure *out is NULL. */
-ik_gltf_status ik_gltf_load_file(const char *path, const ik_gltf_options *opt, ik_gltf **out,
-                                 ik_gltf_error *err);
+IK_API ik_gltf_status ik_gltf_load_file(const char *path, const ik_gltf_options *opt, ik_gltf **out,
+                                        ik_gltf_error *err);
 /* The same from memory (data is not kept). base_dir resolves external buffer URIs; NULL
  * refuses them (data: URIs and a GLB's own binary chunk still work). */
-ik_gltf_status ik_gltf_load_memory(const void *data, size_t size, const char *base_dir,
-                                   const ik_gltf_options *opt, ik_gltf **out, ik_gltf_error *err);
+IK_API ik_gltf_status ik_gltf_load_memory(const void *data, size_t size, const char *base_dir,
+                                          const ik_gltf_options *opt, ik_gltf **out, ik_gltf_error *err);
 /* Frees a loaded file (NULL is fine). Names it returned die with it. */
-void ik_gltf_free(ik_gltf *g);
+IK_API void ik_gltf_free(ik_gltf *g);
 
 /* ---- nodes (indices as in the file) ---- */
 
-int ik_gltf_node_count(const ik_gltf *g);
+IK_API int ik_gltf_node_count(const ik_gltf *g);
 /* The node's name, made unique: the file's name when it has one no earlier node has,
  * "node<index>" when it has none, "<name>#<index>" for a repeat. NULL out of range. */
-const char *ik_gltf_node_name(const ik_gltf *g, int node);
+IK_API const char *ik_gltf_node_name(const ik_gltf *g, int node);
 /* The parent node, or -1 (a root, or out of range). */
-int ik_gltf_node_parent(const ik_gltf *g, int node);
+IK_API int ik_gltf_node_parent(const ik_gltf *g, int node);
 /* The rest transform relative to the parent as TRS (a matrix node decomposed: rotation
  * as above, scale the column lengths, X negated when mirrored). Any output may be NULL.
  * IK_GLTF_E_ARGUMENT out of range. */
-ik_gltf_status ik_gltf_node_local(const ik_gltf *g, int node, double translation[3], double rotation[4],
-                                  double scale[3]);
+IK_API ik_gltf_status ik_gltf_node_local(const ik_gltf *g, int node, double translation[3],
+                                         double rotation[4], double scale[3]);
 /* The world matrix at rest (column-major, scene space: the product of every ancestor's). */
-ik_gltf_status ik_gltf_node_world(const ik_gltf *g, int node, double matrix[16]);
+IK_API ik_gltf_status ik_gltf_node_world(const ik_gltf *g, int node, double matrix[16]);
 /* IK_GLTF_NODE_* flags of the world matrix; 0 out of range. */
-int ik_gltf_node_flags(const ik_gltf *g, int node);
+IK_API int ik_gltf_node_flags(const ik_gltf *g, int node);
 
 /* ---- skins ---- */
 
-int ik_gltf_skin_count(const ik_gltf *g);
+IK_API int ik_gltf_skin_count(const ik_gltf *g);
 /* The skin's name, or NULL (none, or out of range). */
-const char *ik_gltf_skin_name(const ik_gltf *g, int skin);
+IK_API const char *ik_gltf_skin_name(const ik_gltf *g, int skin);
 /* Number of joints; 0 out of range. */
-int ik_gltf_skin_joint_count(const ik_gltf *g, int skin);
+IK_API int ik_gltf_skin_joint_count(const ik_gltf *g, int skin);
 /* Node of joint `joint` of `skin`, or -1 out of range. */
-int ik_gltf_skin_joint(const ik_gltf *g, int skin, int joint);
+IK_API int ik_gltf_skin_joint(const ik_gltf *g, int skin, int joint);
 /* The joint's inverse bind matrix (identity when the skin has none). */
-ik_gltf_status ik_gltf_skin_inverse_bind(const ik_gltf *g, int skin, int joint, double matrix[16]);
+IK_API ik_gltf_status ik_gltf_skin_inverse_bind(const ik_gltf *g, int skin, int joint, double matrix[16]);
 
 /* The rest extent of the skinned vertices that follow `node` most (their largest weight
  * is its joint's), over every node that has both a mesh and a skin: the world-space box
@@ -165,13 +166,13 @@ ik_gltf_status ik_gltf_skin_inverse_bind(const ik_gltf *g, int skin, int joint, 
  * rest pose. Read from JOINTS_0 / WEIGHTS_0 and a float POSITION; a primitive without
  * them, or whose data has no buffer view (compressed meshes), adds nothing. What a foot
  * rig needs for its sole: the lowest point of the foot's and toes' boxes. */
-int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3], double max[3]);
+IK_API int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3], double max[3]);
 
 /* ---- humanoid ---- */
 
-ik_gltf_vrm ik_gltf_vrm_version(const ik_gltf *g);
+IK_API ik_gltf_vrm ik_gltf_vrm_version(const ik_gltf *g);
 /* The node mapped to `role`, or -1 (not mapped, no map, or role out of range). */
-int ik_gltf_humanoid_node(const ik_gltf *g, int role);
+IK_API int ik_gltf_humanoid_node(const ik_gltf *g, int role);
 
 /* ---- skeletons ----
  * A skeleton is made of a set of nodes: a skin's joints (skin >= 0), or with
@@ -184,13 +185,13 @@ int ik_gltf_humanoid_node(const ik_gltf *g, int role);
 
 /* Number of bones of the skeleton of `skin`; 0 when skin is neither a skin nor
  * IK_GLTF_ALL_JOINTS. */
-int ik_gltf_skeleton_bone_count(const ik_gltf *g, int skin);
+IK_API int ik_gltf_skeleton_bone_count(const ik_gltf *g, int skin);
 /* Writes the skeleton's bone descriptions, parents first (count must be
  * ik_gltf_skeleton_bone_count), ready for ik_skeleton_init; names point into g. nodes,
  * when non-NULL, gets each bone's node index. IK_GLTF_E_ARGUMENT for a wrong count or
  * skin; IK_GLTF_E_LIMIT when a position is beyond IK_REAL_MAX_COORD. */
-ik_gltf_status ik_gltf_skeleton_descs(const ik_gltf *g, int skin, ik_bone_desc *descs, int *nodes, int count,
-                                      ik_gltf_error *err);
+IK_API ik_gltf_status ik_gltf_skeleton_descs(const ik_gltf *g, int skin, ik_bone_desc *descs, int *nodes,
+                                             int count, ik_gltf_error *err);
 
 #ifdef __cplusplus
 }

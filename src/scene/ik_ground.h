@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -70,16 +71,16 @@ typedef int (*ik_ground_raycast_fn)(void *user, ik_vec3 origin, ik_vec3 dir_unit
 
 /* ---- plane ---- */
 
-size_t ik_ground_plane_size(void);
+IK_API size_t ik_ground_plane_size(void);
 /* point: any point of the plane. normal: any length but zero (normalised here); the
  * plane is two-sided, and a ray parallel to it misses, even one lying in it. */
-ik_status ik_ground_plane_init(void *mem, size_t mem_size, ik_vec3 point, ik_vec3 normal, ik_ground **out,
-                               ik_error *err);
+IK_API ik_status ik_ground_plane_init(void *mem, size_t mem_size, ik_vec3 point, ik_vec3 normal,
+                                      ik_ground **out, ik_error *err);
 
 /* ---- heightfield ---- */
 
 /* 0 when columns or rows is below 2 or the grid is too large for init. */
-size_t ik_ground_heightfield_size(int columns, int rows);
+IK_API size_t ik_ground_heightfield_size(int columns, int rows);
 /* Sample (c, r) is the vertex (origin.x + c * cell_size, origin.y + heights[r * columns
  * + c], origin.z + r * cell_size): `origin` is the grid's (min x, min z) corner and its
  * base height, columns run along +X and rows along +Z (row-major, rows * columns
@@ -87,45 +88,46 @@ size_t ik_ground_heightfield_size(int columns, int rows);
  * diagonal from sample (c, r) to (c + 1, r + 1) into the triangles
  * {(c, r), (c, r + 1), (c + 1, r + 1)} and {(c, r), (c + 1, r + 1), (c + 1, r)}, front
  * faces up. Outside the grid's x/z extent there is no ground. */
-ik_status ik_ground_heightfield_init(void *mem, size_t mem_size, ik_vec3 origin, ik_real cell_size,
-                                     int columns, int rows, const ik_real *heights, ik_ground **out,
-                                     ik_error *err);
+IK_API ik_status ik_ground_heightfield_init(void *mem, size_t mem_size, ik_vec3 origin, ik_real cell_size,
+                                            int columns, int rows, const ik_real *heights, ik_ground **out,
+                                            ik_error *err);
 
 /* ---- mesh ---- */
 
 /* An upper bound of what init uses (the hierarchy's worst case); 0 when a count is
  * below its minimum or above IK_GROUND_MESH_MAX_TRIANGLES. */
-size_t ik_ground_mesh_size(int vertex_count, int triangle_count);
+IK_API size_t ik_ground_mesh_size(int vertex_count, int triangle_count);
 /* vertex_count >= 3 positions; triangle_count >= 1 triangles, 3 vertex indices each
  * (0-based, each in [0, vertex_count)). Winding does not matter (two-sided); triangles
  * with no area are kept but never hit. Both arrays are read during init only. Builds a
  * binned-SAH bounding volume hierarchy: O(n log n). */
-ik_status ik_ground_mesh_init(void *mem, size_t mem_size, const ik_vec3 *vertices, int vertex_count,
-                              const int *triangles, int triangle_count, ik_ground **out, ik_error *err);
+IK_API ik_status ik_ground_mesh_init(void *mem, size_t mem_size, const ik_vec3 *vertices, int vertex_count,
+                                     const int *triangles, int triangle_count, ik_ground **out,
+                                     ik_error *err);
 
 /* ---- custom ---- */
 
-size_t ik_ground_custom_size(void);
+IK_API size_t ik_ground_custom_size(void);
 /* raycast must not be NULL; user is passed to it as is. */
-ik_status ik_ground_custom_init(void *mem, size_t mem_size, ik_ground_raycast_fn raycast, void *user,
-                                ik_ground **out, ik_error *err);
+IK_API ik_status ik_ground_custom_init(void *mem, size_t mem_size, ik_ground_raycast_fn raycast, void *user,
+                                       ik_ground **out, ik_error *err);
 
 /* ---- queries ---- */
 
 /* The kind of an initialised ground (g must not be NULL). */
-ik_ground_kind ik_ground_get_kind(const ik_ground *g);
+IK_API ik_ground_kind ik_ground_get_kind(const ik_ground *g);
 
 /* Checks a query: g, hit non-NULL; origin finite; direction finite and not zero;
  * max_distance finite and >= 0. */
-ik_status ik_ground_raycast_validate(const ik_ground *g, ik_vec3 origin, ik_vec3 direction,
-                                     ik_real max_distance, const ik_ray_hit *hit, ik_error *err);
+IK_API ik_status ik_ground_raycast_validate(const ik_ground *g, ik_vec3 origin, ik_vec3 direction,
+                                            ik_real max_distance, const ik_ray_hit *hit, ik_error *err);
 
 /* The nearest point where the ray origin + t * unit(direction), 0 <= t <= max_distance,
  * meets the ground (a hit exactly at max_distance counts; so does one at the origin).
  * direction may have any non-zero length. Returns IK_OK with hit->hit 0 or 1; on any
  * other status *hit is untouched. */
-ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 direction, ik_real max_distance,
-                            ik_ray_hit *hit);
+IK_API ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 direction,
+                                   ik_real max_distance, ik_ray_hit *hit);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #ifndef IK_POOL_H
 #define IK_POOL_H
 
+#include "ik_api.h"
 #include "ik_batch.h"
 
 #ifdef __cplusplus
@@ -24,11 +25,11 @@ typedef struct ik_pool ik_pool;
 /* A pool of `threads` (1 .. IK_POOL_MAX_THREADS) threads: the caller's, which takes
  * part in every run, and threads - 1 workers started now. NULL when threads is out of
  * range or the system refuses memory or a thread. */
-ik_pool *ik_pool_new(int threads);
+IK_API ik_pool *ik_pool_new(int threads);
 /* Stops and joins the workers, frees the pool. NULL is a no-op. Not while a run is on. */
-void ik_pool_free(ik_pool *pool);
+IK_API void ik_pool_free(ik_pool *pool);
 /* The pool's thread count (1 for NULL). */
-int ik_pool_threads(const ik_pool *pool);
+IK_API int ik_pool_threads(const ik_pool *pool);
 
 /* Calls fn(ctx, begin, end) over [0, count) split into contiguous ranges, one per
  * thread, and returns when all have returned: range t of T threads is
@@ -39,19 +40,19 @@ int ik_pool_threads(const ik_pool *pool);
  * on the calling thread. Runs on one pool take turns (a second caller waits); fn must
  * not call ik_pool_run on the same pool. */
 typedef void (*ik_pool_fn)(void *ctx, int begin, int end);
-void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx);
+IK_API void ik_pool_run(ik_pool *pool, int count, ik_pool_fn fn, void *ctx);
 
 /* The lane buffers of the pool's thread `slice` (0 .. threads - 1), for a caller that
  * runs slices of a batch inside its own ik_pool_run: within one run, each slice's
  * buffers serve one call at a time. */
-ik_batch_lanes *ik_pool_lanes(ik_pool *pool, int slice);
+IK_API ik_batch_lanes *ik_pool_lanes(ik_pool *pool, int slice);
 
 /* Solves every job of the batch over the pool's threads (pool NULL: on the calling
  * thread only), one slice a thread (ik_batch_run_slice). A refused job is left untouched
  * and does not stop the others. Returns IK_E_NULL or IK_E_COUNT when the batch itself is
  * malformed (ik_batch_check), and then solves nothing; else IK_OK, even when some jobs
  * were refused (see the *_status arrays, or each job's result). */
-ik_status ik_batch_run(ik_batch *batch, ik_pool *pool);
+IK_API ik_status ik_batch_run(ik_batch *batch, ik_pool *pool);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ik_api.h"
 #include "ik_chain.h"
 
 #ifdef __cplusplus
@@ -66,11 +67,11 @@ typedef struct ik_bone_desc {
 typedef struct ik_skeleton ik_skeleton;
 
 /* Sets the documented defaults: no name, a root at the origin with identity rotation. */
-void ik_bone_desc_init(ik_bone_desc *desc);
+IK_API void ik_bone_desc_init(ik_bone_desc *desc);
 
 /* Bytes a skeleton of bone_count bones needs; 0 when bone_count < 1 or the size would
  * not fit a size_t. The block must be aligned as malloc aligns (Lua userdata are). */
-size_t ik_skeleton_size(int bone_count);
+IK_API size_t ik_skeleton_size(int bone_count);
 
 /* Builds a skeleton in `mem` (mem_size >= ik_skeleton_size(bone_count)) from bone_count
  * bone descriptions, every bone at rest, and points *out at it. Validates everything
@@ -82,28 +83,30 @@ size_t ik_skeleton_size(int bone_count);
  *                   not in [-1, own index) ("parent"); a zero rotation ("rotation")
  *   IK_E_NOT_FINITE / IK_E_RANGE  a position or rotation component NaN, infinite or
  *                   beyond IK_REAL_MAX_COORD */
-ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones, int bone_count,
-                           ik_skeleton **out, ik_error *err);
+IK_API ik_status ik_skeleton_init(void *mem, size_t mem_size, const ik_bone_desc *bones, int bone_count,
+                                  ik_skeleton **out, ik_error *err);
 
 /* Number of bones. */
-int ik_skeleton_count(const ik_skeleton *sk);
+IK_API int ik_skeleton_count(const ik_skeleton *sk);
 
 /* Parent of `bone`: -1 for a root, and also -1 when bone is out of range (check the
  * range with ik_skeleton_count when the difference matters). */
-int ik_skeleton_parent(const ik_skeleton *sk, int bone);
+IK_API int ik_skeleton_parent(const ik_skeleton *sk, int bone);
 
 /* Whether `bone` is `ancestor` or one of its descendants; 0 when either is out of
  * range. O(depth). */
-int ik_skeleton_in_subtree(const ik_skeleton *sk, int bone, int ancestor);
+IK_API int ik_skeleton_in_subtree(const ik_skeleton *sk, int bone, int ancestor);
 
 /* ---- reading (either output pointer may be NULL) ----
  * Both return IK_E_PARAMETER, outputs untouched, when bone is not in [0, count). */
 
 /* World transform of `bone`. O(1) when the bone is clean; otherwise recomputes it and
  * its dirty ancestors (the lazy cache: see the thread-safety note at the top). */
-ik_status ik_skeleton_get_world(const ik_skeleton *sk, int bone, ik_vec3 *position_ws, ik_quat *rotation_ws);
+IK_API ik_status ik_skeleton_get_world(const ik_skeleton *sk, int bone, ik_vec3 *position_ws,
+                                       ik_quat *rotation_ws);
 /* Local transform of `bone` (relative to its parent), as stored: rotation unit. */
-ik_status ik_skeleton_get_local(const ik_skeleton *sk, int bone, ik_vec3 *position_ls, ik_quat *rotation_ls);
+IK_API ik_status ik_skeleton_get_local(const ik_skeleton *sk, int bone, ik_vec3 *position_ls,
+                                       ik_quat *rotation_ls);
 
 /* ---- writing ----
  * Each setter validates first and changes nothing when it refuses:
@@ -116,32 +119,32 @@ ik_status ik_skeleton_get_local(const ik_skeleton *sk, int bone, ik_vec3 *positi
  * leaves the stored local transform bit-identical is not a change: nothing is dirtied
  * and the version stays. */
 
-ik_status ik_skeleton_set_local_rotation(ik_skeleton *sk, int bone, ik_quat rotation_ls);
-ik_status ik_skeleton_set_local_position(ik_skeleton *sk, int bone, ik_vec3 position_ls);
+IK_API ik_status ik_skeleton_set_local_rotation(ik_skeleton *sk, int bone, ik_quat rotation_ls);
+IK_API ik_status ik_skeleton_set_local_position(ik_skeleton *sk, int bone, ik_vec3 position_ls);
 /* Turns the bone (about its own position) so that its world rotation is rotation_ws:
  * local = inverse(parent world rotation) * rotation_ws. */
-ik_status ik_skeleton_set_world_rotation(ik_skeleton *sk, int bone, ik_quat rotation_ws);
+IK_API ik_status ik_skeleton_set_world_rotation(ik_skeleton *sk, int bone, ik_quat rotation_ws);
 /* Moves the bone itself (not its parent) so that its world position is position_ws;
  * its rotation is kept. */
-ik_status ik_skeleton_set_world_position(ik_skeleton *sk, int bone, ik_vec3 position_ws);
+IK_API ik_status ik_skeleton_set_world_position(ik_skeleton *sk, int bone, ik_vec3 position_ws);
 
 /* Every bone back to its rest transform (bit-identical to just after init). Always
  * counts as a change. */
-void ik_skeleton_reset(ik_skeleton *sk);
+IK_API void ik_skeleton_reset(ik_skeleton *sk);
 
 /* ---- versions (for caches built on the skeleton: nodes, bone-bound chains) ---- */
 
 /* Starts at 1 and goes up by one at each change to any bone: equal versions, no change
  * in between. Reading never changes it. */
-uint64_t ik_skeleton_version(const ik_skeleton *sk);
+IK_API uint64_t ik_skeleton_version(const ik_skeleton *sk);
 /* The skeleton version of the last change that may have moved `bone` in world space (a
  * change to the bone or to an ancestor); 0 when bone is out of range. Changes to other
  * bones leave it alone, so a cache keyed on it survives them. */
-uint64_t ik_skeleton_bone_version(const ik_skeleton *sk, int bone);
+IK_API uint64_t ik_skeleton_bone_version(const ik_skeleton *sk, int bone);
 
 /* Diagnostic: how many bone world transforms have been computed since init. For tests
  * and profiling of the lazy cache; never needed for correctness. */
-uint64_t ik_skeleton_recompute_count(const ik_skeleton *sk);
+IK_API uint64_t ik_skeleton_recompute_count(const ik_skeleton *sk);
 
 /* ---- nodes ---- */
 
@@ -175,37 +178,37 @@ typedef struct ik_node {
 /* A node with no parent (so local is world) at `position`, turned by `rotation` (any
  * non-zero length). Validates like the setters below; when refused the node is not
  * written. */
-ik_status ik_node_init(ik_node *node, ik_vec3 position, ik_quat rotation);
+IK_API ik_status ik_node_init(ik_node *node, ik_vec3 position, ik_quat rotation);
 
 /* Hangs the node from bone `bone` of sk. The local transform is kept, so the node
  * jumps to the same offset from its new parent (read the world transform before and
  * set it after to keep the node in place). IK_E_NULL for a NULL sk, IK_E_PARAMETER for
  * a bone out of range; nothing changes when refused. */
-ik_status ik_node_set_parent_bone(ik_node *node, const ik_skeleton *sk, int bone);
+IK_API ik_status ik_node_set_parent_bone(ik_node *node, const ik_skeleton *sk, int bone);
 /* Hangs the node from `parent`, or detaches it (no parent) when parent is NULL; the
  * local transform is kept. IK_E_PARAMETER, nothing changed, when the node would become
  * its own ancestor (parent is the node or hangs from it). */
-ik_status ik_node_set_parent_node(ik_node *node, ik_node *parent);
+IK_API ik_status ik_node_set_parent_node(ik_node *node, ik_node *parent);
 
 /* World transform (either pointer may be NULL). Refreshes the caches of the node and of
  * its parent nodes, and may refresh the parent skeleton's cache: same thread-safety
  * rule as the skeleton. */
-void ik_node_get_world(const ik_node *node, ik_vec3 *position_ws, ik_quat *rotation_ws);
-void ik_node_get_local(const ik_node *node, ik_vec3 *position_ls, ik_quat *rotation_ls);
+IK_API void ik_node_get_world(const ik_node *node, ik_vec3 *position_ws, ik_quat *rotation_ws);
+IK_API void ik_node_get_local(const ik_node *node, ik_vec3 *position_ls, ik_quat *rotation_ls);
 
 /* Setters validate like the skeleton's (IK_E_NOT_FINITE, IK_E_RANGE, IK_E_PARAMETER for
  * a zero quaternion) and change nothing when they refuse. World setters store the
  * local transform relative to the current parent. */
-ik_status ik_node_set_local_position(ik_node *node, ik_vec3 position_ls);
-ik_status ik_node_set_local_rotation(ik_node *node, ik_quat rotation_ls);
-ik_status ik_node_set_world_position(ik_node *node, ik_vec3 position_ws);
-ik_status ik_node_set_world_rotation(ik_node *node, ik_quat rotation_ws);
+IK_API ik_status ik_node_set_local_position(ik_node *node, ik_vec3 position_ls);
+IK_API ik_status ik_node_set_local_rotation(ik_node *node, ik_quat rotation_ls);
+IK_API ik_status ik_node_set_world_position(ik_node *node, ik_vec3 position_ws);
+IK_API ik_status ik_node_set_world_rotation(ik_node *node, ik_quat rotation_ws);
 
 /* Whether the node's world transform depends on `bone` of sk: its chain of parents
  * ends at that bone or at one of its descendants. A chain bound to bones uses it to
  * refuse a target that would move with the chain it drives. 0 for a NULL sk or a bone
  * out of range. */
-int ik_node_depends_on_bone(const ik_node *node, const ik_skeleton *sk, int bone);
+IK_API int ik_node_depends_on_bone(const ik_node *node, const ik_skeleton *sk, int bone);
 
 #ifdef __cplusplus
 }
