@@ -107,8 +107,9 @@ static const char VIEW_USAGE[] =
     "  -h, --help          this text\n"
     "\n"
     "The page's files: $" IKRIG_VIEW_DIR_ENV
-    " or the source tree's src/host/view (three.js\n"
-    "from its node_modules: 'npm ci' there; the build does it).\n";
+    ", or beside the program: <prefix>/share/ikrig/view\n"
+    "installed, the source tree's src/host/view in the build tree (three.js: the build runs\n"
+    "'npm ci' into the build tree).\n";
 
 typedef enum command { CMD_RUN, CMD_WATCH, CMD_VIEW } command;
 
@@ -445,6 +446,11 @@ static int watch_frames(const config *c, ikrig_runtime *rt) {
 }
 
 static int view_frames(const config *c, ikrig_runtime *rt, lua_State *L) {
+#ifdef IKRIG_NO_VIEW
+  (void)c, (void)rt, (void)L;
+  fprintf(stderr, "ikrig: built without the view (IK_VIEW=OFF)\n");
+  return 1;
+#else
   ikrig_view_options vo;
   int status;
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -455,6 +461,7 @@ static int view_frames(const config *c, ikrig_runtime *rt, lua_State *L) {
   status = ikrig_view_run(rt, L, &vo, &stop_requested);
   if (!c->quiet) print_summary(stdout, rt, 0);
   return status;
+#endif
 }
 
 static int run_command(config *c) {

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ikrig_paths.h"
 #include "lauxlib.h"
 #include "lualib.h"
 
@@ -431,34 +432,56 @@ static int append_dir(char *buf, size_t size, const char *dir) {
   return 0;
 }
 
+int ikrig_exe_dir(char *buf, size_t size) {
+  ssize_t n;
+  char *slash;
+  if (size < 2) return -1;
+  n = readlink("/proc/self/exe", buf, size - 1);
+  if (n <= 0 || (size_t)n >= size - 1) return -1;
+  buf[n] = '\0';
+  slash = strrchr(buf, '/');
+  if (!slash) return -1;
+  *slash = '\0';
+  return 0;
+}
+
+int ikrig_in_build_tree(void) {
+#ifdef IKRIG_BUILD_DIR
+  char exe[PATH_MAX], build[PATH_MAX];
+  size_t n;
+  if (ikrig_exe_dir(exe, sizeof exe) != 0 || !realpath(IKRIG_BUILD_DIR, build)) return 0;
+  n = strlen(build);
+  return strncmp(exe, build, n) == 0 && (exe[n] == '\0' || exe[n] == '/');
+#else
+  return 0;
+#endif
+}
+
 const char *ikrig_lua_dirs(char *buf, size_t size) {
   const char *env = getenv(IKRIG_LUA_PATH_ENV);
   char exe[PATH_MAX], dir[PATH_MAX];
-  ssize_t n;
   int found = 0;
   if (!buf || size == 0) return NULL;
   buf[0] = '\0';
   if (env && *env && append_dir(buf, size, env) != 0) return NULL;
-  n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    char *slash;
-    exe[n] = '\0';
-    slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      if (snprintf(dir, sizeof dir, "%s/%s", exe, IKRIG_INSTALL_LUA_REL) < (int)sizeof dir && has_ik(dir)) {
-        char resolved[PATH_MAX]; /* "/usr/bin/../share/..." reads better as "/usr/share/..." */
-        if (append_dir(buf, size, realpath(dir, resolved) ? resolved : dir) != 0) return NULL;
-        found = 1;
-      }
-    }
+  if (ikrig_exe_dir(exe, sizeof exe) == 0 &&
+      snprintf(dir, sizeof dir, "%s/%s", exe, IKRIG_INSTALL_LUA_REL) < (int)sizeof dir && has_ik(dir)) {
+    char resolved[PATH_MAX]; /* "/usr/bin/../share/..." reads better as "/usr/share/..." */
+    if (append_dir(buf, size, realpath(dir, resolved) ? resolved : dir) != 0) return NULL;
+    found = 1;
   }
 #ifdef IKRIG_SOURCE_LUA_DIR
-  if (!found && has_ik(IKRIG_SOURCE_LUA_DIR)) {
+  if (!found && ikrig_in_build_tree() && has_ik(IKRIG_SOURCE_LUA_DIR)) {
     if (append_dir(buf, size, IKRIG_SOURCE_LUA_DIR) != 0) return NULL;
+    found = 1;
   }
 #endif
-  (void)found;
+#ifdef IKRIG_INSTALL_LUA_DIR
+  /* a host of its own, installed elsewhere than bin/ of the prefix */
+  if (!found && has_ik(IKRIG_INSTALL_LUA_DIR)) {
+    if (append_dir(buf, size, IKRIG_INSTALL_LUA_DIR) != 0) return NULL;
+  }
+#endif
   return buf[0] ? buf : NULL;
 }
 
@@ -492,15 +515,18 @@ static int open_step(lua_State *L, ikrig_runtime *rt, void *arg) {
   return 0;
 }
 
-int ikrig_open(lua_State *L) {
-  char dirs[4 * PATH_MAX];
-  const char *found = ikrig_lua_dirs(dirs, sizeof dirs);
+int ikrig_open_dirs(lua_State *L, const char *dirs) {
   int top = lua_gettop(L);
-  if (protect_ex(L, NULL, open_step, (void *)found, 1) != 0) {
+  if (protect_ex(L, NULL, open_step, (void *)dirs, 1) != 0) {
     lua_settop(L, top);
     return -1;
   }
-  return found ? 0 : -1;
+  return dirs && *dirs ? 0 : -1;
+}
+
+int ikrig_open(lua_State *L) {
+  char dirs[4 * PATH_MAX];
+  return ikrig_open_dirs(L, ikrig_lua_dirs(dirs, sizeof dirs));
 }
 
 /* ---- making a runtime ---- */

@@ -68,12 +68,17 @@ int ikrig_memory(lua_State *L, size_t *used, size_t *peak, size_t *limit);
 
 /* Makes `require("ik")`, `require("ik.runtime")` and the demo scene work in L: registers
  * the statically linked ik.core in package.preload, and puts ikrig's Lua directories on
- * front of package.path: those of $IKRIG_LUA_PATH, then the first of
- * <executable's directory>/../share/ikrig/lua (an installed ikrig) and the source tree's
- * lua/ (a build tree) that holds ik/init.lua. Needs the package library (luaL_openlibs).
+ * front of package.path: those of $IKRIG_LUA_PATH, then the first that holds
+ * ik/init.lua of <executable's directory>/../share/ikrig/lua (an installed ikrig), the
+ * source tree's lua/ (a program inside the build tree only) and the share/ikrig/lua of
+ * the prefix configured at build time. Needs the package library (luaL_openlibs).
  * Returns 0, or -1 when no Lua directory was found (ik.core is registered all the same,
  * and package.path is left as it was). Leaves the stack as it found it. */
 int ikrig_open(lua_State *L);
+/* ikrig_open with the directories given (';'-separated; NULL: none), for a host that
+ * knows where they are: IKRIG_LUA_DIR, which the CMake package ikrig::embed defines as
+ * <prefix>/share/ikrig/lua, or pkg-config's `pkg-config --variable=luadir ikrig`. */
+int ikrig_open_dirs(lua_State *L, const char *dirs);
 
 /* The directories ikrig_open puts on package.path, ';'-separated, written into buf;
  * returns buf, or NULL when none was found or buf is too small. */

@@ -45,11 +45,12 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "ikrig_paths.h"
 #include "lauxlib.h"
 #include "lualib.h"
 
-#ifndef IKRIG_VIEW_SOURCE_DIR
-#define IKRIG_VIEW_SOURCE_DIR "view"
+#ifndef IKRIG_INSTALL_VIEW_REL
+#define IKRIG_INSTALL_VIEW_REL "../share/ikrig/view"
 #endif
 
 #define MAX_MESSAGE 4096 /* a message from the page: its moves are under 200 bytes */
@@ -927,9 +928,26 @@ static void sleep_until(double t) {
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-static void view_dir(char *buf, size_t n) {
+/* The page's directory and three.js's: $IKRIG_VIEW_DIR (three.js in its node_modules);
+ * in the build tree, the source tree's page and the build's three.js; else the prefix's,
+ * beside the executable. */
+static void view_dirs(char *page, size_t n, char *three, size_t m) {
   const char *env = getenv(IKRIG_VIEW_DIR_ENV);
-  snprintf(buf, n, "%s", env && *env ? env : IKRIG_VIEW_SOURCE_DIR);
+  char exe[700];
+  if (env && *env) {
+    snprintf(page, n, "%s", env);
+#if defined(IKRIG_VIEW_SOURCE_DIR) && defined(IKRIG_VIEW_THREE_DIR)
+  } else if (ikrig_in_build_tree()) {
+    snprintf(page, n, "%s", IKRIG_VIEW_SOURCE_DIR);
+    snprintf(three, m, "%s", IKRIG_VIEW_THREE_DIR);
+    return;
+#endif
+  } else if (ikrig_exe_dir(exe, sizeof exe) == 0) {
+    snprintf(page, n, "%s/%s", exe, IKRIG_INSTALL_VIEW_REL);
+  } else {
+    snprintf(page, n, "%s", "view");
+  }
+  snprintf(three, m, "%s/node_modules/three", page);
 }
 
 int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *opt,
@@ -953,8 +971,7 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   pthread_mutex_init(&s.lock, NULL);
   pthread_cond_init(&s.guard_wake, NULL);
   s.host = opt->host;
-  view_dir(dir, sizeof dir);
-  snprintf(s.three_dir, sizeof s.three_dir, "%s/node_modules/three", dir);
+  view_dirs(dir, sizeof dir, s.three_dir, sizeof s.three_dir);
   if (strchr(host, ':'))
     snprintf(ports, sizeof ports, "[%s]:%d", host, opt->port);
   else
@@ -997,9 +1014,9 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   {
     FILE *probe;
     char idx[1200];
-    snprintf(idx, sizeof idx, "%s/node_modules/three/build/three.module.js", dir);
+    snprintf(idx, sizeof idx, "%s/build/three.module.js", s.three_dir);
     if (!(probe = fopen(idx, "r")))
-      fprintf(stderr, "ikrig: %s not found: run 'npm ci' in %s (three.js for the page)\n", idx, dir);
+      fprintf(stderr, "ikrig: %s not found (three.js for the page: the build runs 'npm ci')\n", idx);
     else
       fclose(probe);
   }
