@@ -2,7 +2,7 @@
 // loader the view page uses: each gives one skinned mesh, with one bone per joint, whose
 // bones at rest undo their inverse bind matrices (world * inverse = identity), so the
 // mesh is drawn where it was modelled. Run by tests/gltf/run.sh:
-//   node tests/view/characters_three.mjs ROOT
+//   node tests/view/characters_three.mjs ROOT THREE (three's directory, in the build tree)
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -15,7 +15,7 @@ globalThis.ProgressEvent ??= class extends Event {
 };
 
 const root = process.argv[2];
-const three = path.join(root, 'src/host/view/node_modules/three');
+const three = process.argv[3];
 const { GLTFLoader } = await import(path.join(three, 'examples/jsm/loaders/GLTFLoader.js'));
 const { Matrix4 } = await import(path.join(three, 'build/three.module.js'));
 const dir = path.join(root, 'tests/data/characters');
