@@ -4,9 +4,10 @@ rockspec_format = "3.0"
 package = "ikrig"
 version = "scm-1"
 source = {
-  -- Placeholder: the repository's public address goes here once it has one
-  -- (`luarocks make` from a checkout does not read it).
-  url = "git+https://example.invalid/ikrig.git",
+  -- No public host of the repository is known yet: the address has the form LuaRocks
+  -- clones from, with the project's name; put the real host here once there is one.
+  -- `luarocks make` in a checkout does not read it.
+  url = "git+https://github.com/ikrig/ikrig.git",
 }
 description = {
   summary = "Inverse kinematics for Lua: a fast, allocation-free C solver core",
@@ -29,6 +30,7 @@ build = {
     CMAKE_BUILD_TYPE = "Release",
     IK_BUILD_TESTS = "OFF",
     IK_BUILD_BENCH = "OFF",
+    IK_VIEW = "OFF",
     CMAKE_INSTALL_PREFIX = "$(PREFIX)",
   },
 }
