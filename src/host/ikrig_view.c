@@ -928,25 +928,36 @@ static void sleep_until(double t) {
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* The page's directory and three.js's: $IKRIG_VIEW_DIR (three.js in its node_modules);
- * in the build tree, the source tree's page and the build's three.js; else the prefix's,
- * beside the executable. */
+#if defined(IKRIG_VIEW_SOURCE_DIR) && defined(IKRIG_VIEW_THREE_DIR)
+static int has_page(const char *dir) {
+  char path[1200];
+  FILE *f;
+  if ((size_t)snprintf(path, sizeof path, "%s/index.html", dir) >= sizeof path || !(f = fopen(path, "r")))
+    return 0;
+  fclose(f);
+  return 1;
+}
+#endif
+
+/* The page's directory and three.js's: $IKRIG_VIEW_DIR (three.js in its node_modules),
+ * else the prefix's beside the executable (bin/../share/ikrig/view), else, for a program
+ * inside the build tree, the source tree's page and the build's three.js. */
 static void view_dirs(char *page, size_t n, char *three, size_t m) {
   const char *env = getenv(IKRIG_VIEW_DIR_ENV);
   char exe[700];
-  if (env && *env) {
+  if (env && *env)
     snprintf(page, n, "%s", env);
+  else if (ikrig_exe_dir(exe, sizeof exe) == 0)
+    snprintf(page, n, "%s/%s", exe, IKRIG_INSTALL_VIEW_REL);
+  else
+    snprintf(page, n, "%s", "view");
 #if defined(IKRIG_VIEW_SOURCE_DIR) && defined(IKRIG_VIEW_THREE_DIR)
-  } else if (ikrig_in_build_tree()) {
+  if (!(env && *env) && !has_page(page) && ikrig_in_build_tree()) {
     snprintf(page, n, "%s", IKRIG_VIEW_SOURCE_DIR);
     snprintf(three, m, "%s", IKRIG_VIEW_THREE_DIR);
     return;
-#endif
-  } else if (ikrig_exe_dir(exe, sizeof exe) == 0) {
-    snprintf(page, n, "%s/%s", exe, IKRIG_INSTALL_VIEW_REL);
-  } else {
-    snprintf(page, n, "%s", "view");
   }
+#endif
   snprintf(three, m, "%s/node_modules/three", page);
 }
 
