@@ -270,7 +270,7 @@ end)
 -- Pages other pages link to while they are being written: a link to one of them is
 -- pending (not failed) until the page exists. Take a name off once its page lands.
 local PAGES_BEING_WRITTEN = {
-  ["SECURITY.md"] = true, ["docs/embedding.md"] = true, ["docs/motion.md"] = true, ["docs/import.md"] = true,
+  ["SECURITY.md"] = true, ["docs/motion.md"] = true, ["docs/import.md"] = true,
   ["docs/live-view-security.md"] = true, ["docs/c-scene.md"] = true, ["docs/design-notes.md"] = true,
 }
 
