@@ -267,13 +267,6 @@ describe("the Markdown pages' Lua blocks", function()
   end
 end)
 
--- Pages other pages link to while they are being written: a link to one of them is
--- pending (not failed) until the page exists. Take a name off once its page lands.
-local PAGES_BEING_WRITTEN = {
-  ["SECURITY.md"] = true, ["docs/motion.md"] = true, ["docs/import.md"] = true,
-  ["docs/live-view-security.md"] = true, ["docs/c-scene.md"] = true, ["docs/design-notes.md"] = true,
-}
-
 -- The relative links of a Markdown page, outside code: { line =, target = path from the root }.
 local function relative_links(path)
   local links, n, fenced = {}, 0, false
@@ -302,11 +295,7 @@ describe("the Markdown pages' links", function()
     for _, link in ipairs(relative_links(path)) do
       local name = path .. ":" .. link.line .. " links " .. link.target
       local exists = lfs.attributes(ROOT .. link.target, "mode") ~= nil
-      if not exists and PAGES_BEING_WRITTEN[link.target] then
-        pending(name .. ", which is not written yet")
-      else
-        it(name, function() assert(exists, name .. ", which does not exist") end)
-      end
+      it(name, function() assert(exists, name .. ", which does not exist") end)
     end
   end
 end)
