@@ -485,7 +485,9 @@ static int run_command(config *c) {
   ikrig_options_init(&opt);
   if (c->scene) opt.scene = c->scene;
   opt.watch = c->cmd != CMD_RUN;
+#ifndef IKRIG_NO_VIEW
   if (c->cmd == CMD_VIEW) opt.scene = ikrig_view_scene(L, c->scene); /* wraps it: drags stay put */
+#endif
   /* Only the JSON lines and the view draw constraint shapes; reading them costs the frame
    * about 2 KB of Lua garbage, which a run that writes neither should not pay. */
   opt.constraint_shapes = c->cmd == CMD_VIEW || (c->cmd == CMD_RUN && c->out);
