@@ -460,7 +460,9 @@ static int run_update(lua_State *C) {
  */
 static int sandbox_update(lua_State *L) {
   ikl_sandbox *sb = check_sandbox(L);
-  double dt = (double)ikl_checkreal(L, 2);
+  double dt;
+  ikl_checkreal(L, 2);
+  dt = (double)lua_tonumber(L, 2); /* as given: a float build's ik_real would round it */
   if (!(dt >= 0))
     luaL_argerror(L, 2, lua_pushfstring(L, "non-negative number expected, got %s", ikl_describe(L, 2)));
   collect_if_full(sb, 4);

@@ -418,7 +418,7 @@ static ik_real worst_spin(int remember) {
     if (remember) job.twist_memory = memory;
     assert_int_equal(ik_rotations_run(&job), IK_OK);
     dir = ik_quat_rotate(rot[0], ik_vec3_make(1, 0, 0));
-    assert_true(ik_vec3_dist(dir, solved[1]) < T_ROT);
+    assert_true((double)ik_vec3_dist(dir, solved[1]) < T_ROT);
     twist = ik_fabs(ik_quat_twist_angle(ik_quat_mul(ik_quat_inverse(last), rot[0]), ik_vec3_make(1, 0, 0)));
     turn = ik_vec3_angle(last_dir, dir);
     if (s > 0 && twist - turn > worst) worst = twist - turn;
@@ -430,7 +430,7 @@ static ik_real worst_spin(int remember) {
 static void remembered_turns_never_spin_a_bone(void **state) {
   (void)state;
   assert_true(worst_spin(0) > (ik_real)0.5); /* the turn from the pose alone flips near -X */
-  assert_true(worst_spin(1) <= T_ROT);
+  assert_true((double)worst_spin(1) <= T_ROT);
 }
 
 /* The twist history carries is bled back: after the circle the bone, back on +X, has
@@ -451,8 +451,9 @@ static void remembered_twist_bleeds_back(void **state) {
     job.twist_memory = memory;
     assert_int_equal(ik_rotations_run(&job), IK_OK);
   }
-  assert_true(ik_fabs(ik_quat_twist_angle(rot[0], ik_vec3_make(1, 0, 0)) - (ik_real)0.6) < 1e-4);
-  assert_true(ik_vec3_dist(ik_quat_rotate(rot[0], ik_vec3_make(1, 0, 0)), ik_vec3_make(1, 0, 0)) < T_ROT);
+  assert_true((double)ik_fabs(ik_quat_twist_angle(rot[0], ik_vec3_make(1, 0, 0)) - (ik_real)0.6) < 1e-4);
+  assert_true((double)ik_vec3_dist(ik_quat_rotate(rot[0], ik_vec3_make(1, 0, 0)), ik_vec3_make(1, 0, 0)) <
+              T_ROT);
 }
 
 static void bone_lengths_cannot_change(void **state) {

@@ -29,7 +29,7 @@
  * float, and tilts the next bone's plane by as much. */
 #ifdef IK_REAL_FLOAT
 #define T_CONSTRAINT_RAD 1e-4
-#define T_PLANE_REL 1e-4
+#define T_PLANE_REL 1e-3
 #else
 #define T_CONSTRAINT_RAD 1e-6
 #define T_PLANE_REL 1e-10

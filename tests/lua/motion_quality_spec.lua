@@ -4,6 +4,7 @@
 -- lists (open, in docs/motion.md), which must still be over (so that the list is kept
 -- true: a row fixed is taken off it).
 local M = require("motion_quality")
+local DOUBLE = require("ik").real == "double"
 
 -- subject .. " / " .. path -> the threshold it is known to be over, and the most it may
 -- reach (today's figure; agreement with 10% for the float build and the Luas' maths), so
@@ -36,11 +37,14 @@ describe("motion quality", function()
       local over_flips = r.flips > 0
       local over_agreement = r.agreement > M.AGREEMENT
       if known and known[1] == "flips" then
-        assert.is_true(over_flips, key .. " no longer flips: take it off KNOWN")
+        -- the known rows are the double build's; a float build may round past them
+        if DOUBLE then assert.is_true(over_flips, key .. " no longer flips: take it off KNOWN") end
         assert.is_true(r.flips <= known[2], string.format("%s: %d flips, known %d", key, r.flips, known[2]))
         assert.is_true(r.agreement <= M.AGREEMENT, string.format("%s: %.3g apart", key, r.agreement))
       elseif known then
-        assert.is_true(over_agreement, key .. " now agrees within " .. M.AGREEMENT .. ": take it off KNOWN")
+        if DOUBLE then
+          assert.is_true(over_agreement, key .. " now agrees within " .. M.AGREEMENT .. ": take it off KNOWN")
+        end
         assert.is_true(r.agreement <= known[2],
           string.format("%s: %.3g limb lengths apart, known %.3g", key, r.agreement, known[2]))
         assert.are.equal(0, r.flips)

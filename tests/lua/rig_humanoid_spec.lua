@@ -96,7 +96,8 @@ for _, case in ipairs(cases.all()) do
         local ref = h.up - f * h.up:dot(f)
         u = u - f * u:dot(f)
         local roll = math.acos(math.max(-1, math.min(1, ref:normalized():dot(u:normalized()))))
-        assert.is_true(roll <= roll_limit + 1e-6, string.format("roll %.2f deg", math.deg(roll)))
+        local slack = ik.real == "double" and 1e-6 or 1e-4 -- a float build's rounding
+        assert.is_true(roll <= roll_limit + slack, string.format("roll %.2f deg", math.deg(roll)))
       end
     end)
 

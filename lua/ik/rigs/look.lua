@@ -275,9 +275,6 @@ local function wrap(a)
   return a - 2 * pi * math.floor((a + pi) / (2 * pi))
 end
 
---- Runs the rig for one frame, after the animation posed the head (and everything
--- else that moves it).
--- @number dt seconds since the last update, >= 0
 -- Where the head looks from, into out: its origin, or the eye point carried by it.
 local function eye_point(self, out)
   local head = self.head
@@ -309,6 +306,9 @@ local function keep_upright(self)
   return true
 end
 
+--- Runs the rig for one frame, after the animation posed the head (and everything
+-- else that moves it).
+-- @number dt seconds since the last update, >= 0
 function Look:update(dt)
   local w = common.begin(self, dt)
   self.iterations = 0
