@@ -220,21 +220,25 @@ static void constraints_hold_after_every_solve(void **state) {
   }
 }
 
-static void constrained_chain_that_cannot_reach_says_so(void **state) {
-  fixture f;
-  ik_constraint cons[3];
+/* A 4-joint chain whose every bone keeps within 0.3 rad of its parent, bone 0 of +X: the
+ * tip can turn at most 0.9 rad from +X, and the target is behind the root. */
+static void cone_held_chain(fixture *f, ik_constraint cons[3]) {
   int i;
-  (void)state;
-  /* Every bone within 0.3 rad of its parent, bone 0 of +X: the tip can turn at most
-   * 0.9 rad from +X, and the target is behind the root. */
-  straight(&f, 4, ik_vec3_make(-1, (ik_real)0.5, 0));
-  memset(cons, 0, sizeof cons);
+  straight(f, 4, ik_vec3_make(-1, (ik_real)0.5, 0));
+  memset(cons, 0, 3 * sizeof *cons);
   for (i = 0; i < 3; i++) {
     cons[i].type = IK_CONSTRAINT_CONE;
     cons[i].angle = (ik_real)0.3;
   }
-  f.job.chain.constraints = cons;
-  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  f->job.chain.constraints = cons;
+  f->job.chain.base_direction = ik_vec3_make(1, 0, 0);
+}
+
+static void constrained_chain_that_cannot_reach_says_so(void **state) {
+  fixture f;
+  ik_constraint cons[3];
+  (void)state;
+  cone_held_chain(&f, cons);
   f.job.max_iterations = 50;
   assert_int_equal(solve(&f), IK_OK);
   assert_false(f.job.result.reached);
@@ -251,16 +255,8 @@ static void a_stalled_solve_stops_within_a_few_sweeps_on_its_best_pose(void **st
   fixture f;
   ik_constraint cons[3];
   ik_real held;
-  int i;
   (void)state;
-  straight(&f, 4, ik_vec3_make(-1, (ik_real)0.5, 0));
-  memset(cons, 0, sizeof cons);
-  for (i = 0; i < 3; i++) {
-    cons[i].type = IK_CONSTRAINT_CONE;
-    cons[i].angle = (ik_real)0.3;
-  }
-  f.job.chain.constraints = cons;
-  f.job.chain.base_direction = ik_vec3_make(1, 0, 0);
+  cone_held_chain(&f, cons);
   f.job.max_iterations = 1000000;
   assert_int_equal(solve(&f), IK_OK);
   assert_true(f.job.result.iterations < 100);
