@@ -1,0 +1,584 @@
+/*
+ * ik_crowd.c: crowds (ik_crowd.h): a template's instances in one block, solved in blocks
+ * of instances over threads.
+ */
+#include "ik_crowd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ik_batch.h"
+#include "ik_internal.h" /* ik__vec3_in_range */
+#include "ik_scene_internal.h"
+
+#define ALIGN16(n) (((n) + 15) & ~(size_t)15)
+
+struct ik_crowd_template {
+  int bones, chain_count, targets, passes, feet, most_in_pass;
+  ik_crowd_chain_desc chains[IK_CROWD_MAX_CHAINS];
+  int pass[IK_CROWD_MAX_CHAINS];        /* 0-based */
+  int target_slot[IK_CROWD_MAX_CHAINS]; /* among the host's targets, or -1 */
+  size_t sk_size;                       /* the skeleton follows the header */
+};
+
+/* One instance's record; its skeleton and chains follow it in the block. */
+typedef struct crowd_inst {
+  ik_node target_node[IK_CROWD_MAX_CHAINS], pole_node[IK_CROWD_MAX_CHAINS];
+  ik_foot_state foot[IK_CROWD_MAX_CHAINS];
+  ik_skeleton *sk;
+  ik_bone_chain *chains[IK_CROWD_MAX_CHAINS];
+  int lane[IK_CROWD_MAX_CHAINS], slot[IK_CROWD_MAX_CHAINS], grounded[IK_CROWD_MAX_CHAINS];
+  int used, failed;
+} crowd_inst;
+
+/* One thread's jobs for a pass of its current block. */
+typedef struct crowd_scratch {
+  ik_fabrik_job *fabrik;
+  ik_two_bone_job *two_bone;
+  ik_status *fabrik_status, *two_bone_status;
+} crowd_scratch;
+
+struct ik_crowd {
+  const ik_crowd_template *t;
+  const ik_ground *ground;
+  int capacity, count, threads;
+  ik_pool *pool;
+  crowd_scratch *scratch; /* threads of them, their arrays after them: one allocation */
+  ik_real dt;
+  ik_real *view[IK_CROWD_VIEWS];
+  int width[IK_CROWD_VIEWS];
+  char *instances;
+  size_t inst_size, chain_offset[IK_CROWD_MAX_CHAINS], sk_offset;
+};
+
+static const int root_width = 7;
+
+/* ---- templates ---- */
+
+static size_t template_header(void) { return ALIGN16(sizeof(ik_crowd_template)); }
+
+static ik_skeleton *template_sk(const ik_crowd_template *t) {
+  return (ik_skeleton *)(void *)((char *)t + template_header());
+}
+
+/* The probe instance after the skeleton: what template_init builds to check the
+ * chains as a crowd will. */
+static size_t probe_size(int bone_count) {
+  return ALIGN16(sizeof(crowd_inst)) + ALIGN16(ik_skeleton_size(bone_count)) +
+         ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
+}
+
+void ik_crowd_chain_desc_init(ik_crowd_chain_desc *d) {
+  memset(d, 0, sizeof *d);
+  d->count = 3;
+  d->solver = -1;
+  d->iterations = 10;
+  d->tolerance = (ik_real)1e-3;
+  d->target_bone = -1;
+  d->pole_bone = -1;
+  ik_foot_params_init(&d->foot);
+}
+
+size_t ik_crowd_template_size(int bone_count) {
+  if (bone_count < 1 || ik_skeleton_size(bone_count) == 0) return 0;
+  return template_header() + ALIGN16(ik_skeleton_size(bone_count)) + probe_size(bone_count);
+}
+
+static ik_status fail(ik_error *err, ik_status st, const char *field, int index) {
+  if (err) {
+    err->status = st;
+    err->field = field;
+    err->index = index;
+  }
+  return st;
+}
+
+/* Builds chain j of instance `in` (its skeleton in place) in mem: 0, or the status
+ * with *field naming what was refused. */
+static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, int j, void *mem,
+                             const char **field) {
+  const ik_crowd_chain_desc *d = &t->chains[j];
+  ik_bone_chain *c = ik_bone_chain_init(mem, d->count, 1);
+  ik_ref ref;
+  ik_vec3 tip;
+  ik_status st;
+  in->chains[j] = c;
+  *field = "bones";
+  if ((st = ik_bone_chain_set_bones(c, in->sk, d->bones, NULL)) != IK_OK) return st;
+  if (d->solver >= 0) c->solver = d->solver;
+  c->iterations = d->iterations;
+  c->tolerance = d->tolerance;
+  *field = "target";
+  if (d->target_bone >= 0) {
+    if ((st = ik_node_init(&in->target_node[j], d->target_offset, ik_quat_identity())) != IK_OK) return st;
+    ik_node_set_parent_bone(&in->target_node[j], in->sk, d->target_bone);
+    ref = ik_ref_node(&in->target_node[j], NULL);
+  } else {
+    ik_skeleton_get_world(in->sk, d->bones[d->count - 1], &tip, NULL);
+    ref = ik_ref_vec3(tip);
+  }
+  if ((st = ik_bone_chain_set_target(c, ref)) != IK_OK) return st;
+  *field = "pole";
+  if (d->pole_bone >= 0) {
+    if ((st = ik_node_init(&in->pole_node[j], d->pole_offset, ik_quat_identity())) != IK_OK) return st;
+    ik_node_set_parent_bone(&in->pole_node[j], in->sk, d->pole_bone);
+    ref = ik_ref_node(&in->pole_node[j], NULL);
+    if ((st = ik_bone_chain_set_pole(c, &ref, NULL)) != IK_OK) return st;
+  }
+  ik_foot_state_init(&in->foot[j]);
+  in->grounded[j] = 0;
+  return IK_OK;
+}
+
+/* Chain j's checks that need no instance. */
+static ik_status check_desc(const ik_crowd_template *t, int j, ik_error *err) {
+  const ik_crowd_chain_desc *d = &t->chains[j];
+  ik_status st;
+  int i;
+  if (d->count < 2 || d->count > IK_CROWD_MAX_JOINTS) return fail(err, IK_E_COUNT, "count", j);
+  for (i = 0; i < d->count; i++)
+    if (d->bones[i] < 0 || d->bones[i] >= t->bones) return fail(err, IK_E_PARAMETER, "bones", j);
+  if (d->solver < -1 || d->solver > IK_BONE_CHAIN_DLS) return fail(err, IK_E_PARAMETER, "solver", j);
+  if (d->solver == IK_BONE_CHAIN_TWO_BONE && d->count != 3) return fail(err, IK_E_PARAMETER, "solver", j);
+  if (d->iterations < 1 || d->iterations > 10000) return fail(err, IK_E_PARAMETER, "iterations", j);
+  if (!(d->tolerance > 0) || !ik__real_in_range(d->tolerance))
+    return fail(err, ik_real_is_finite(d->tolerance) ? IK_E_PARAMETER : IK_E_NOT_FINITE, "tolerance", j);
+  if (d->target_bone < -1 || d->target_bone >= t->bones) return fail(err, IK_E_PARAMETER, "target_bone", j);
+  if (d->pole_bone < -1 || d->pole_bone >= t->bones) return fail(err, IK_E_PARAMETER, "pole_bone", j);
+  if (!ik__vec3_in_range(d->target_offset))
+    return fail(err, ik_vec3_is_finite(d->target_offset) ? IK_E_RANGE : IK_E_NOT_FINITE, "target_offset", j);
+  if (!ik__vec3_in_range(d->pole_offset))
+    return fail(err, ik_vec3_is_finite(d->pole_offset) ? IK_E_RANGE : IK_E_NOT_FINITE, "pole_offset", j);
+  if (d->has_foot && (st = ik_foot_params_validate(&d->foot, NULL)) != IK_OK) return fail(err, st, "foot", j);
+  return IK_OK;
+}
+
+/* Whether chain j reads a bone an earlier chain k turns (anything below k's root). */
+static int reads_after(const ik_crowd_template *t, int j, int k) {
+  const ik_skeleton *sk = template_sk(t);
+  const ik_crowd_chain_desc *d = &t->chains[j];
+  const int root = t->chains[k].bones[0];
+  int i;
+  for (i = 0; i < d->count; i++)
+    if (ik_skeleton_in_subtree(sk, d->bones[i], root)) return 1;
+  return (d->target_bone >= 0 && ik_skeleton_in_subtree(sk, d->target_bone, root)) ||
+         (d->pole_bone >= 0 && ik_skeleton_in_subtree(sk, d->pole_bone, root));
+}
+
+ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *sk,
+                                 const ik_crowd_chain_desc *chains, int count, ik_crowd_template **out,
+                                 ik_error *err) {
+  ik_crowd_template *t = (ik_crowd_template *)mem;
+  int j, k, in_pass[IK_CROWD_MAX_CHAINS];
+  char *probe;
+  crowd_inst *in;
+  ik_status st;
+  if (!mem || !sk || !chains || !out) return fail(err, IK_E_NULL, "template", -1);
+  if (count < 1 || count > IK_CROWD_MAX_CHAINS) return fail(err, IK_E_COUNT, "chains", -1);
+  if (mem_size < ik_crowd_template_size(ik_skeleton_count(sk)))
+    return fail(err, IK_E_PARAMETER, "mem_size", -1);
+  memset(t, 0, sizeof *t);
+  t->bones = ik_skeleton_count(sk);
+  t->chain_count = count;
+  t->sk_size = ik_skeleton_size(t->bones);
+  memcpy(t->chains, chains, (size_t)count * sizeof *chains);
+  memcpy(template_sk(t), sk, t->sk_size); /* a skeleton block holds no pointer into itself */
+  for (j = 0; j < count; j++)
+    if ((st = check_desc(t, j, err)) != IK_OK) return st;
+  /* The probe instance: every chain built as a crowd builds it, so what would refuse
+   * there refuses here. */
+  probe = (char *)template_sk(t) + ALIGN16(t->sk_size);
+  in = (crowd_inst *)(void *)probe;
+  memset(in, 0, sizeof *in);
+  in->sk = (ik_skeleton *)(void *)(probe + ALIGN16(sizeof(crowd_inst)));
+  memcpy(in->sk, sk, t->sk_size);
+  for (j = 0; j < count; j++) {
+    const char *field;
+    void *cm = (char *)in->sk + ALIGN16(t->sk_size);
+    if ((st = build_chain(t, in, j, cm, &field)) != IK_OK) return fail(err, st, field, j);
+  }
+  for (j = 0; j < count; j++) {
+    t->target_slot[j] = chains[j].target_bone < 0 ? t->targets++ : -1;
+    t->feet |= chains[j].has_foot;
+    t->pass[j] = 0;
+    for (k = 0; k < j; k++)
+      if (reads_after(t, j, k) && t->pass[k] + 1 > t->pass[j]) t->pass[j] = t->pass[k] + 1;
+    if (t->pass[j] + 1 > t->passes) t->passes = t->pass[j] + 1;
+  }
+  memset(in_pass, 0, sizeof in_pass);
+  for (j = 0; j < count; j++)
+    if (++in_pass[t->pass[j]] > t->most_in_pass) t->most_in_pass = in_pass[t->pass[j]];
+  *out = t;
+  return IK_OK;
+}
+
+int ik_crowd_template_bones(const ik_crowd_template *t) { return t->bones; }
+int ik_crowd_template_chains(const ik_crowd_template *t) { return t->chain_count; }
+int ik_crowd_template_targets(const ik_crowd_template *t) { return t->targets; }
+int ik_crowd_template_passes(const ik_crowd_template *t) { return t->passes; }
+int ik_crowd_template_feet(const ik_crowd_template *t) { return t->feet; }
+const ik_skeleton *ik_crowd_template_skeleton(const ik_crowd_template *t) { return template_sk(t); }
+
+/* ---- crowds ---- */
+
+/* The layout: header, the views (instance-major), then each instance's record,
+ * skeleton and chains. */
+static size_t crowd_header(void) { return ALIGN16(sizeof(ik_crowd)); }
+
+static void widths(const ik_crowd_template *t, int *w) {
+  w[IK_CROWD_ROOTS] = root_width;
+  w[IK_CROWD_TARGETS] = 3 * t->targets;
+  w[IK_CROWD_ROTATIONS] = 4 * t->bones;
+  w[IK_CROWD_POSITIONS] = 3 * t->bones;
+}
+
+static size_t views_size(const ik_crowd_template *t, int capacity) {
+  int w[IK_CROWD_VIEWS], v;
+  size_t n = 0;
+  widths(t, w);
+  for (v = 0; v < IK_CROWD_VIEWS; v++) n += ALIGN16((size_t)capacity * (size_t)w[v] * sizeof(ik_real));
+  return n;
+}
+
+static size_t inst_size(const ik_crowd_template *t) {
+  size_t n = ALIGN16(sizeof(crowd_inst)) + ALIGN16(t->sk_size);
+  int j;
+  for (j = 0; j < t->chain_count; j++) n += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
+  return n;
+}
+
+size_t ik_crowd_size(const ik_crowd_template *t, int capacity) {
+  if (!t || capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return 0;
+  return crowd_header() + views_size(t, capacity) + (size_t)capacity * inst_size(t);
+}
+
+static crowd_inst *inst_at(const ik_crowd *c, int slot) {
+  return (crowd_inst *)(void *)(c->instances + (size_t)slot * c->inst_size);
+}
+
+ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, int capacity,
+                        const ik_ground *ground, ik_crowd **out, ik_error *err) {
+  ik_crowd *c = (ik_crowd *)mem;
+  char *at;
+  int v, j;
+  size_t off;
+  if (!mem || !t || !out) return fail(err, IK_E_NULL, "crowd", -1);
+  if (capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return fail(err, IK_E_COUNT, "capacity", -1);
+  if (mem_size < ik_crowd_size(t, capacity)) return fail(err, IK_E_PARAMETER, "mem_size", -1);
+  if (t->feet && (!ground || ik_ground_get_kind(ground) == IK_GROUND_CUSTOM))
+    return fail(err, IK_E_PARAMETER, "ground", -1);
+  memset(c, 0, sizeof *c);
+  c->t = t;
+  c->ground = ground;
+  c->capacity = capacity;
+  widths(t, c->width);
+  at = (char *)c + crowd_header();
+  for (v = 0; v < IK_CROWD_VIEWS; v++) {
+    const size_t n = (size_t)capacity * (size_t)c->width[v] * sizeof(ik_real);
+    c->view[v] = c->width[v] ? (ik_real *)(void *)at : NULL;
+    memset(at, 0, n);
+    at += ALIGN16(n);
+  }
+  c->instances = at;
+  c->inst_size = inst_size(t);
+  c->sk_offset = ALIGN16(sizeof(crowd_inst));
+  off = c->sk_offset + ALIGN16(t->sk_size);
+  for (j = 0; j < t->chain_count; j++) {
+    c->chain_offset[j] = off;
+    off += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
+  }
+  for (j = 0; j < capacity; j++) inst_at(c, j)->used = 0;
+  *out = c;
+  return IK_OK;
+}
+
+/* Thread `part`'s arrays for a pass of a block. */
+static size_t scratch_jobs(const ik_crowd *c) { return (size_t)IK_CROWD_BLOCK * (size_t)c->t->most_in_pass; }
+
+ik_status ik_crowd_start(ik_crowd *c, int threads) {
+  const size_t n = scratch_jobs(c);
+  const size_t per = n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + 2 * sizeof(ik_status));
+  char *at;
+  int i;
+  if (threads < 1 || threads > IK_POOL_MAX_THREADS) return IK_E_PARAMETER;
+  ik_crowd_stop(c);
+  c->scratch =
+      (crowd_scratch *)malloc(ALIGN16((size_t)threads * sizeof(crowd_scratch)) + (size_t)threads * per);
+  if (!c->scratch) return IK_E_NULL;
+  c->pool = ik_pool_new(threads);
+  if (!c->pool) {
+    free(c->scratch);
+    c->scratch = NULL;
+    return IK_E_NULL;
+  }
+  at = (char *)c->scratch + ALIGN16((size_t)threads * sizeof(crowd_scratch));
+  for (i = 0; i < threads; i++) {
+    crowd_scratch *s = &c->scratch[i];
+    s->fabrik = (ik_fabrik_job *)(void *)at;
+    s->two_bone = (ik_two_bone_job *)(void *)(s->fabrik + n);
+    s->fabrik_status = (ik_status *)(void *)(s->two_bone + n);
+    s->two_bone_status = s->fabrik_status + n;
+    at += per;
+  }
+  c->threads = threads;
+  return IK_OK;
+}
+
+void ik_crowd_stop(ik_crowd *c) {
+  ik_pool_free(c->pool);
+  free(c->scratch);
+  c->pool = NULL;
+  c->scratch = NULL;
+  c->threads = 0;
+}
+
+int ik_crowd_threads(const ik_crowd *c) { return c->threads; }
+
+/* Puts instance `slot`'s pose at rest into the views. */
+static void write_rest(ik_crowd *c, int slot) {
+  const ik_crowd_template *t = c->t;
+  crowd_inst *in = inst_at(c, slot);
+  ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * (size_t)c->width[IK_CROWD_ROOTS];
+  ik_vec3 p;
+  ik_quat q;
+  int j;
+  ik_skeleton_get_local(in->sk, 0, &p, &q);
+  r[0] = p.x, r[1] = p.y, r[2] = p.z, r[3] = q.x, r[4] = q.y, r[5] = q.z, r[6] = q.w;
+  for (j = 0; j < t->chain_count; j++) {
+    ik_real *v;
+    if (t->target_slot[j] < 0) continue;
+    v = c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS] + 3 * t->target_slot[j];
+    p = in->chains[j]->target_ref.value;
+    v[0] = p.x, v[1] = p.y, v[2] = p.z;
+  }
+}
+
+/* Writes the instance's bones into the output views. */
+static void write_pose(ik_crowd *c, int slot) {
+  const crowd_inst *in = inst_at(c, slot);
+  ik_real *r = c->view[IK_CROWD_ROTATIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_ROTATIONS];
+  ik_real *p = c->view[IK_CROWD_POSITIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_POSITIONS];
+  ik_vec3 v;
+  ik_quat q;
+  int b;
+  for (b = 0; b < c->t->bones; b++, r += 4, p += 3) {
+    ik_skeleton_get_local(in->sk, b, NULL, &q);
+    ik_skeleton_get_world(in->sk, b, &v, NULL);
+    r[0] = q.x, r[1] = q.y, r[2] = q.z, r[3] = q.w;
+    p[0] = v.x, p[1] = v.y, p[2] = v.z;
+  }
+}
+
+int ik_crowd_add(ik_crowd *c) {
+  const ik_crowd_template *t = c->t;
+  int slot, j;
+  crowd_inst *in;
+  for (slot = 0; slot < c->capacity && inst_at(c, slot)->used; slot++) continue;
+  if (slot == c->capacity) return -1;
+  in = inst_at(c, slot);
+  memset(in, 0, sizeof *in);
+  in->sk = (ik_skeleton *)(void *)((char *)in + c->sk_offset);
+  memcpy(in->sk, template_sk(t), t->sk_size);
+  for (j = 0; j < t->chain_count; j++) {
+    const char *field;
+    /* The template built these very chains on this very skeleton: none refuses. */
+    (void)build_chain(t, in, j, (char *)in + c->chain_offset[j], &field);
+  }
+  in->used = 1;
+  c->count++;
+  write_rest(c, slot);
+  write_pose(c, slot);
+  return slot;
+}
+
+ik_status ik_crowd_remove(ik_crowd *c, int slot) {
+  if (slot < 0 || slot >= c->capacity || !inst_at(c, slot)->used) return IK_E_PARAMETER;
+  inst_at(c, slot)->used = 0;
+  c->count--;
+  return IK_OK;
+}
+
+int ik_crowd_used(const ik_crowd *c, int slot) {
+  return slot >= 0 && slot < c->capacity && inst_at(c, slot)->used;
+}
+int ik_crowd_count(const ik_crowd *c) { return c->count; }
+int ik_crowd_capacity(const ik_crowd *c) { return c->capacity; }
+const ik_crowd_template *ik_crowd_template_of(const ik_crowd *c) { return c->t; }
+
+ik_crowd_view ik_crowd_get_view(ik_crowd *c, int which) {
+  ik_crowd_view v;
+  memset(&v, 0, sizeof v);
+  if (which < 0 || which >= IK_CROWD_VIEWS || !c->view[which]) return v;
+  v.data = c->view[which];
+  v.capacity = c->capacity;
+  v.stride = v.width = c->width[which];
+  return v;
+}
+
+/* ---- solving ---- */
+
+static ik_status check_reals(const ik_real *r, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    if (!ik_real_is_finite(r[i])) return IK_E_NOT_FINITE;
+    if (!ik__real_in_range(r[i])) return IK_E_RANGE;
+  }
+  return IK_OK;
+}
+
+/* The inputs of every used instance, before anything moves. */
+static ik_status check_inputs(const ik_crowd *c, ik_error *err) {
+  int slot;
+  for (slot = 0; slot < c->capacity; slot++) {
+    const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
+    ik_status st;
+    if (!inst_at(c, slot)->used) continue;
+    if ((st = check_reals(r, root_width)) != IK_OK) return fail(err, st, "roots", slot);
+    if (!(r[3] != 0 || r[4] != 0 || r[5] != 0 || r[6] != 0)) return fail(err, IK_E_PARAMETER, "roots", slot);
+    if (c->t->targets &&
+        (st = check_reals(c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS],
+                          c->width[IK_CROWD_TARGETS])) != IK_OK)
+      return fail(err, st, "targets", slot);
+  }
+  return IK_OK;
+}
+
+/* The host's inputs into instance `slot`: its root bone and its kept targets. */
+static void take_inputs(ik_crowd *c, int slot) {
+  const ik_crowd_template *t = c->t;
+  crowd_inst *in = inst_at(c, slot);
+  const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
+  int j;
+  in->failed = 0;
+  ik_skeleton_set_local_position(in->sk, 0, ik_vec3_make(r[0], r[1], r[2]));
+  ik_skeleton_set_local_rotation(in->sk, 0, ik_quat_make(r[3], r[4], r[5], r[6]));
+  for (j = 0; j < t->chain_count; j++) {
+    const ik_real *v;
+    if (t->target_slot[j] < 0) continue;
+    v = c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS] + 3 * t->target_slot[j];
+    in->chains[j]->target_ref.value = ik_vec3_make(v[0], v[1], v[2]);
+  }
+}
+
+/* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
+static void place_foot(const ik_crowd *c, crowd_inst *in, int j) {
+  ik_bone_chain *ch = in->chains[j];
+  ik_foot_result out;
+  in->grounded[j] = 0;
+  if (ik__foot_update_valid(&c->t->chains[j].foot, &in->foot[j], c->ground, ch->now.target,
+                            ch->now.target_rotation, c->dt, &out) == IK_OK) {
+    ch->now.target = out.position;
+    ch->now.target_rotation = out.rotation;
+    in->grounded[j] = out.grounded;
+  }
+}
+
+/* Pass p of the n instances at `slots`, on thread part's jobs: read, feet, solve in the
+ * lanes, turn. */
+static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
+  const ik_crowd_template *t = c->t;
+  crowd_scratch *s = &c->scratch[part];
+  ik_batch jobs;
+  int i, j;
+  ik_batch_init(&jobs);
+  for (i = 0; i < n; i++) {
+    crowd_inst *in = inst_at(c, slots[i]);
+    if (in->failed) continue;
+    for (j = 0; j < t->chain_count && !in->failed; j++) {
+      ik_foot_result probe;
+      if (t->pass[j] != p) continue;
+      in->lane[j] = ik_bone_chain_gather(in->chains[j]);
+      if (in->lane[j] < 0) in->failed = 1;
+      if (!in->failed && t->chains[j].has_foot &&
+          ik_foot_validate(&t->chains[j].foot, &in->foot[j], c->ground, in->chains[j]->now.target,
+                           in->chains[j]->now.target_rotation, 0, &probe, NULL) != IK_OK)
+        in->failed = 1;
+    }
+    for (j = 0; j < t->chain_count && !in->failed; j++) {
+      ik_bone_chain *ch = in->chains[j];
+      if (t->pass[j] != p) continue;
+      if (t->chains[j].has_foot) place_foot(c, in, j);
+      if (in->lane[j] == IK_LANE_FABRIK) {
+        in->slot[j] = jobs.fabrik_count++;
+        ik_bone_chain_prepare(ch, in->lane[j], &s->fabrik[in->slot[j]]);
+      } else if (in->lane[j] == IK_LANE_TWO_BONE) {
+        in->slot[j] = jobs.two_bone_count++;
+        ik_bone_chain_prepare(ch, in->lane[j], &s->two_bone[in->slot[j]]);
+      } else {
+        ik_bone_chain_solve(ch);
+      }
+    }
+  }
+  jobs.fabrik = s->fabrik;
+  jobs.fabrik_status = s->fabrik_status;
+  jobs.two_bone = s->two_bone;
+  jobs.two_bone_status = s->two_bone_status;
+  ik_batch_run_slice(&jobs, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
+  for (i = 0; i < n; i++) {
+    crowd_inst *in = inst_at(c, slots[i]);
+    if (in->failed) continue;
+    for (j = 0; j < t->chain_count; j++) {
+      ik_bone_chain *ch = in->chains[j];
+      if (t->pass[j] != p) continue;
+      if (in->lane[j] == IK_LANE_FABRIK)
+        ik_bone_chain_finish(ch, &s->fabrik[in->slot[j]].result, s->fabrik_status[in->slot[j]]);
+      else if (in->lane[j] == IK_LANE_TWO_BONE)
+        ik_bone_chain_finish(ch, &s->two_bone[in->slot[j]].result, s->two_bone_status[in->slot[j]]);
+      if (ik_bone_chain_scatter(ch) != 0) in->failed = 1;
+    }
+  }
+}
+
+static void run_block(ik_crowd *c, int part, const int *slots, int n) {
+  int i, p;
+  for (i = 0; i < n; i++) take_inputs(c, slots[i]);
+  for (p = 0; p < c->t->passes; p++) run_pass(c, part, slots, n, p);
+  for (i = 0; i < n; i++) write_pose(c, slots[i]);
+}
+
+/* Thread part's share of the slots, in blocks of used instances. */
+static void solve_part(ik_crowd *c, int part) {
+  const int begin = (int)((long long)c->capacity * part / c->threads);
+  const int end = (int)((long long)c->capacity * (part + 1) / c->threads);
+  int slots[IK_CROWD_BLOCK], n = 0, slot;
+  for (slot = begin; slot < end; slot++) {
+    if (!inst_at(c, slot)->used) continue;
+    slots[n++] = slot;
+    if (n == IK_CROWD_BLOCK) run_block(c, part, slots, n), n = 0;
+  }
+  if (n) run_block(c, part, slots, n);
+}
+
+static void solve_parts(void *ctx, int begin, int end) {
+  int part;
+  for (part = begin; part < end; part++) solve_part((ik_crowd *)ctx, part);
+}
+
+ik_status ik_crowd_solve(ik_crowd *c, ik_real dt, int *reached, ik_error *err) {
+  ik_status st;
+  int slot, j, first_failed = -1, count = 0;
+  if (reached) *reached = 0;
+  if (!c->pool) return fail(err, IK_E_NULL, "threads", -1);
+  if (!(dt >= 0) || !ik__real_in_range(dt)) return fail(err, IK_E_PARAMETER, "dt", -1);
+  if ((st = check_inputs(c, err)) != IK_OK) return st;
+  c->dt = dt;
+  ik_pool_run(c->pool, c->threads, solve_parts, c);
+  for (slot = 0; slot < c->capacity; slot++) {
+    const crowd_inst *in = inst_at(c, slot);
+    if (!in->used) continue;
+    if (in->failed && first_failed < 0) first_failed = slot;
+    for (j = 0; j < c->t->chain_count && !in->failed; j++) count += in->chains[j]->now.result.reached != 0;
+  }
+  if (reached) *reached = count;
+  if (first_failed >= 0) return fail(err, IK_E_PARAMETER, "chains", first_failed);
+  return IK_OK;
+}
+
+ik_status ik_crowd_result(const ik_crowd *c, int slot, int chain, ik_result *result, int *grounded) {
+  const crowd_inst *in;
+  if (!ik_crowd_used(c, slot) || chain < 0 || chain >= c->t->chain_count) return IK_E_PARAMETER;
+  in = inst_at(c, slot);
+  if (result) *result = in->chains[chain]->now.result;
+  if (grounded) *grounded = c->t->chains[chain].has_foot ? in->grounded[chain] : 0;
+  return IK_OK;
+}
