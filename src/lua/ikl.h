@@ -12,6 +12,8 @@
  *   ikl_batch.c      ik.batch             ikl_skeleton.c    ik.skeleton, ik.bone
  *   ikl_node.c       ik.node              ikl_ground.c      ik.ground
  *   ikl_foot.c       ik.foot, ik.pelvis   ikl_watch.c       ik.watch
+ *   ikl_crowd_template.c ik.crowd_template ikl_crowd.c     ik.crowd
+ *   ikl_crowd_buffer.c   ik.crowd_buffer (a crowd's flat arrays)
  * Each type's file has an ikl_open_* that builds its metatable and puts its constructor
  * in the module table on top of the stack. No C globals: metatables live in the
  * registry under their type names, which are also their __name.
@@ -48,12 +50,15 @@ void ikl_open_chain(lua_State *L);
 void ikl_open_batch(lua_State *L); /* ik.batch (ikl_batch.c) */
 void ikl_open_skeleton(lua_State *L);
 void ikl_open_node(lua_State *L);
-void ikl_open_ground(lua_State *L);  /* the table ik.ground */
-void ikl_open_foot(lua_State *L);    /* ik.foot and ik.pelvis */
-void ikl_open_watch(lua_State *L);   /* ik.watch: file change detection (ikl_watch.c) */
-void ikl_open_pattern(lua_State *L); /* ik.core._sandbox_patterns (ikl_pattern.c) */
-void ikl_open_import(lua_State *L);  /* ik.import, ik.import_string (ikl_import.c); after skeleton */
-void ikl_open_sandbox(lua_State *L); /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
+void ikl_open_ground(lua_State *L);         /* the table ik.ground */
+void ikl_open_foot(lua_State *L);           /* ik.foot and ik.pelvis */
+void ikl_open_watch(lua_State *L);          /* ik.watch: file change detection (ikl_watch.c) */
+void ikl_open_pattern(lua_State *L);        /* ik.core._sandbox_patterns (ikl_pattern.c) */
+void ikl_open_import(lua_State *L);         /* ik.import, ik.import_string (ikl_import.c); after skeleton */
+void ikl_open_sandbox(lua_State *L);        /* ik.core.sandbox: a rig script's own state (ikl_sandbox.c) */
+void ikl_open_crowd_template(lua_State *L); /* ik.crowd_template (ikl_crowd_template.c) */
+void ikl_open_crowd(lua_State *L);          /* ik.crowd (ikl_crowd.c) */
+void ikl_open_crowd_buffer(lua_State *L);   /* its buffers' metatable (ikl_crowd_buffer.c) */
 
 /* What a rig script's state allows of ik.batch (threads and their buffers are C memory,
  * which its heap's limit does not see): begin raises when a new batch of `threads`
@@ -271,5 +276,25 @@ int ikl_vec3_usable(ik_vec3 v);
 int ikl_quat_usable(ik_quat q);
 /* ikl_quat_usable, and long enough to normalise: what every rotation input must be. */
 int ikl_rotation_usable(ik_quat q);
+
+/* ---- crowds (ikl_crowd*.c): the host's only; a sandbox removes them ---- */
+
+#define IKL_CROWD_TEMPLATE "ik.crowd_template"
+#define IKL_CROWD "ik.crowd"
+#define IKL_CROWD_BUFFER "ik.crowd_buffer"
+struct ik_crowd_template;
+struct ik_crowd;
+/* The ik.crowd_template at arg, or raises. */
+const struct ik_crowd_template *ikl_checkcrowdtemplate(lua_State *L, int arg);
+/* An ik.crowd's userdata: the crowd's block follows it. Closed: threads stopped. */
+typedef struct ikl_crowd {
+  struct ik_crowd *c;
+  int closed;
+} ikl_crowd;
+/* The open ik.crowd at arg, or raises "attempt to use a closed ik.crowd". */
+ikl_crowd *ikl_checkcrowd(lua_State *L, int arg);
+/* Pushes a new buffer on view `view` (IK_CROWD_*, named `name`, a static string) of the
+ * crowd at crowd_idx, which it keeps alive. */
+void ikl_push_crowd_buffer(lua_State *L, int crowd_idx, int view, const char *name);
 
 #endif /* IKL_H */

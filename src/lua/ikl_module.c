@@ -47,6 +47,9 @@ int luaopen_ik_core(lua_State *L) {
   ikl_open_constraint(L);
   ikl_open_chain(L);
   ikl_open_batch(L);
+  ikl_open_crowd_template(L);
+  ikl_open_crowd(L);
+  ikl_open_crowd_buffer(L);
   ikl_open_skeleton(L);
   ikl_open_node(L);
   ikl_open_ground(L);

@@ -719,6 +719,10 @@ void ikl_sandbox_open_env(lua_State *C, const char *ik_path, const char *dir) {
   lua_setfield(C, -2, "import");
   lua_pushnil(C);
   lua_setfield(C, -2, "import_string");
+  lua_pushnil(C); /* crowds: uncharged C memory and threads, the host's to own */
+  lua_setfield(C, -2, "crowd");
+  lua_pushnil(C);
+  lua_setfield(C, -2, "crowd_template");
   ikl_setreg(C, &CORE_KEY);
 
   lua_pushvalue(C, t);

@@ -47,6 +47,10 @@ local function chain_state(c)
 end
 
 local skeleton_of = setmetatable({}, { __mode = "k" })
+local crowd_of = setmetatable({}, { __mode = "k" }) -- a buffer's crowd, to close it
+local function crowd_template_spec()
+  return { skeleton = arm_skeleton(), chains = { { bones = { "b", "c", "d" } } } }
+end
 local plane = ik.ground.plane()
 
 local FIX = {
@@ -118,6 +122,26 @@ local FIX = {
     end,
     state = function(p) return { p.offset, p.smooth_time } end,
   },
+  crowd_template = {
+    make = function() return ik.crowd_template(crowd_template_spec()) end,
+    state = function(t) return { t.bones, t.chains, t.targets, t:bone_names() } end,
+  },
+  crowd = {
+    make = function() return ik.crowd{ template = ik.crowd_template(crowd_template_spec()), count = 2,
+                                       capacity = 3 } end,
+    state = function(c) return { #c, c.capacity, c:buffer("positions"):get(), c:buffer("roots"):get() } end,
+  },
+  crowd_buffer = {
+    make = function()
+      local c = ik.crowd{ template = ik.crowd_template(crowd_template_spec()), count = 2 }
+      local b = c:buffer("roots")
+      crowd_of[b] = c
+      return b
+    end,
+    state = function(b) return { b:get() } end,
+    close = function(b) crowd_of[b]:close() end,
+    closed = "attempt to use a buffer of a closed ik.crowd",
+  },
   batch = {
     make = function()
       local chains = {}
@@ -154,7 +178,7 @@ local FIX = {
 }
 for name, fx in pairs(FIX) do
   fx.type = fx.type or (name:match("chain") and "ik.chain" or "ik." .. name)
-  if not fx.close and name ~= "vec3" and name ~= "quat" and name ~= "bone" then
+  if not fx.close and name ~= "vec3" and name ~= "quat" and name ~= "bone" and name ~= "crowd_template" then
     fx.close = function(o) o:close() end
     fx.closed = "attempt to use a closed " .. fx.type
   end
@@ -647,6 +671,30 @@ local MORE = {
   } },
   { "batch:chains", self = "batch", args = {}, good = {} },
   { "batch:close", self = "batch", args = {}, good = {} },
+
+  -- crowds
+  { "ik.crowd_template", args = { K.spec }, good = { fresh(crowd_template_spec) } },
+  { "crowd_template:bone", self = "crowd_template", args = { K.string }, good = { "c" }, extra = {
+      { "no such bone", { "z" }, 1, "no bone named 'z'" } } },
+  { "crowd_template:bone_names", self = "crowd_template", args = {}, good = {} },
+  { "ik.crowd", args = { K.spec }, good = { fresh(function()
+      return { template = ik.crowd_template(crowd_template_spec()), count = 1 } end) } },
+  { "crowd:solve", self = "crowd", args = { opt(K.non_negative) }, good = { 1 / 60 } },
+  { "crowd:add", self = "crowd", args = {}, good = {} },
+  { "crowd:remove", self = "crowd", args = { K.index(3) }, good = { 2 }, extra = {
+      { "a free slot", { 3 }, 1, "instance 3 is not in the crowd" } } },
+  { "crowd:used", self = "crowd", args = { K.index(3) }, good = { 3 } },
+  { "crowd:result", self = "crowd", args = { K.index(3), K.index(1) }, good = { 1, 1 } },
+  { "crowd:buffer", self = "crowd", args = { K.string }, good = { "roots" }, extra = {
+      { "no such buffer", { "poses" }, 1, "invalid option 'poses'" } } },
+  { "crowd:close", self = "crowd", args = {}, good = {} },
+  { "crowd_buffer:set", self = "crowd_buffer", args = { K.spec, opt(K.index(2)) },
+    good = { fresh(function() return { 0, 1, 0, 0, 0, 0, 1 } end), 2 }, extra = {
+      { "a short table", { { 1, 2 } }, 1, "a multiple of 7 numbers, at most 14 from instance 1, expected, got 2" },
+      { "a NaN", { { 0, 0 / 0, 0, 0, 0, 0, 1 } }, 1, "finite number expected at [2], got nan" } } },
+  { "crowd_buffer:get", self = "crowd_buffer", args = { K.opt_spec, opt(K.index(2)), opt(K.index(2)) },
+    good = { fresh(function() return {} end), 1, 2 } },
+  { "crowd_buffer:address", self = "crowd_buffer", args = {}, good = {} },
 }
 for _, row in ipairs(MORE) do ROWS[#ROWS + 1] = row end
 

@@ -9,7 +9,12 @@ local h = require("spec_helper")
 -- One live instance of each type, made fresh for each test.
 local function instances()
   local sk = ik.skeleton{ { name = "a" }, { name = "b", parent = "a", position = { 0, 1, 0 } } }
+  local template = ik.crowd_template{ skeleton = sk, chains = { { bones = { "a", "b" } } } }
+  local crowd = ik.crowd{ template = template, count = 1 }
   return {
+    ["ik.crowd_template"] = template,
+    ["ik.crowd"] = crowd,
+    ["ik.crowd_buffer"] = crowd:buffer("roots"),
     ["ik.vec3"] = ik.vec3(1, 2, 3),
     ["ik.quat"] = ik.quat(0, 0, 0, 1),
     ["ik.pole"] = ik.pole{ position = { 0, 1, 0 } },
