@@ -43,7 +43,8 @@ static int bone_at(lua_State *L, int sk_idx, int idx, const ik_skeleton *sk, con
     lua_getfield(L, sk_idx, "bone");
     lua_pushvalue(L, sk_idx);
     lua_pushvalue(L, idx);
-    lua_call(L, 2, 1);
+    if (lua_pcall(L, 2, 1, 0) != 0)
+      return luaL_error(L, OWNER ": %s: no bone named '%s'", what, lua_tostring(L, idx));
     lua_replace(L, idx);
   }
   if (!ikl_tobone(L, idx, &bsk, &bone) || bsk != sk)

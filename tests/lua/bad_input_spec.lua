@@ -690,7 +690,8 @@ local MORE = {
   { "crowd:close", self = "crowd", args = {}, good = {} },
   { "crowd_buffer:set", self = "crowd_buffer", args = { K.spec, opt(K.index(2)) },
     good = { fresh(function() return { 0, 1, 0, 0, 0, 0, 1 } end), 2 }, extra = {
-      { "a short table", { { 1, 2 } }, 1, "a multiple of 7 numbers, at most 14 from instance 1, expected, got 2" },
+      { "a short table", { { 1, 2 } }, 1,
+        "a multiple of 7 numbers, at most 14 from instance 1, expected, got 2" },
       { "a NaN", { { 0, 0 / 0, 0, 0, 0, 0, 1 } }, 1, "finite number expected at [2], got nan" } } },
   { "crowd_buffer:get", self = "crowd_buffer", args = { K.opt_spec, opt(K.index(2)), opt(K.index(2)) },
     good = { fresh(function() return {} end), 1, 2 } },

@@ -78,7 +78,8 @@ local function spec_chains(rig)
   end
   for i = 3, 4 do
     local side = i == 3 and 1 or -1
-    chains[#chains + 1] = { bones = LIMBS[i], target = { bone = "hips", offset = mirror(rig.arm_target, side) },
+    chains[#chains + 1] = { bones = LIMBS[i],
+                            target = { bone = "hips", offset = mirror(rig.arm_target, side) },
                             pole = { bone = "hips", offset = { 0.5 * side, 0.4, -1 } } }
   end
   return chains
@@ -127,7 +128,9 @@ local function objects_frame(objs, f)
     local root, targets = inputs(k, f)
     o.hips:set_local_position({ root[1], root[2], root[3] })
     o.hips:set_local_rotation(ik.quat(root[4], root[5], root[6], root[7]))
-    for j, node in ipairs(o.host) do node:set_position({ targets[3 * j - 2], targets[3 * j - 1], targets[3 * j] }) end
+    for j, node in ipairs(o.host) do
+      node:set_position({ targets[3 * j - 2], targets[3 * j - 1], targets[3 * j] })
+    end
     for i = 1, 3 do body:add(o.chains[i], o.feet[i]) end
     for i = 4, 5 do arms:add(o.chains[i]) end
   end
@@ -222,8 +225,10 @@ describe("ik.crowd", function()
     c:remove(2)
     assert.is_false(c:used(2))
     assert.are.equal(3, #c)
-    assert.has_error(function() c:remove(2) end, "bad argument #1 to 'remove' (instance 2 is not in the crowd)")
-    assert.has_error(function() c:result(2, 1) end, "bad argument #1 to 'result' (instance 2 is not in the crowd)")
+    assert.has_error(function() c:remove(2) end,
+      "bad argument #1 to 'remove' (instance 2 is not in the crowd)")
+    assert.has_error(function() c:result(2, 1) end,
+      "bad argument #1 to 'result' (instance 2 is not in the crowd)")
     assert.has_error(function() c:used(5) end, "bad argument #1 to 'used' (index out of range: 1..4)")
     assert.are.equal(2, c:add())
     assert.is_true(c:used(2))
@@ -261,7 +266,8 @@ describe("ik.crowd", function()
     roots:set({ 1, 1, 2, 0, 0, 0, 0 }, 2)
     assert.has_error(function() c:solve(1 / 60) end, "ik.crowd: roots of instance 2: a zero rotation")
     roots:set({ 1, 1, 2, 0, 0, 0, 1 }, 2)
-    assert.has_error(function() c:solve(-1) end, "bad argument #1 to 'solve' (non-negative number expected, got -1)")
+    assert.has_error(function() c:solve(-1) end,
+      "bad argument #1 to 'solve' (non-negative number expected, got -1)")
     assert.is_number(c:solve(1 / 60))
     c:close()
     assert.has_error(function() roots:get() end, "attempt to use a buffer of a closed ik.crowd")
@@ -275,7 +281,9 @@ describe("ik.crowd", function()
     chains[4].target = { bone = "l_elbow" }
     assert.has_error(function() ik.crowd_template{ skeleton = sk, chains = chains } end,
       "ik.crowd_template: chain 4: bad field 'target' (it would move with the chain's bones)")
-    assert.has_error(function() ik.crowd_template{ skeleton = sk, chains = { { bones = { "hips", "nope" } } } } end)
+    assert.has_error(function()
+      ik.crowd_template{ skeleton = sk, chains = { { bones = { "hips", "nope" } } } }
+    end, "ik.crowd_template: bones: no bone named 'nope'")
     assert.has_error(function() ik.crowd_template{ skeleton = sk, chains = {}, extra = 1 } end)
     local t = ik.crowd_template{ skeleton = sk, chains = spec_chains(rig) }
     assert.has_error(function() ik.crowd{ template = t, count = 2 } end,
