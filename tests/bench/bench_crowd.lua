@@ -31,12 +31,13 @@
 --   scripts/env --lua jit --build build/release luajit tests/bench/bench_crowd.lua
 -- Options: --quick (50 characters, 10 frames: the test suite's smoke run),
 -- --characters N, --frames N, --scaling (the crowd path alone at 100, 1,000 and 10,000
--- characters). Exits 1 when the feet are not planted or the chains do
--- not reach, 2 on bad options.
+-- characters), --path objects|crowd (one path alone: callgrind it at two frame counts
+-- and take the difference for a frame's instructions). Exits 1 when the feet are not
+-- planted or the chains do not reach, 2 on bad options.
 
 local ik = require("ik")
 
-local ncharacters, nframes, scaling = 1000, 120, false
+local ncharacters, nframes, scaling, only = 1000, 120, false, nil
 do
   local i = 1
   while arg and arg[i] do
@@ -45,12 +46,16 @@ do
       ncharacters, nframes = 50, 10
     elseif a == "--scaling" then
       scaling = true
+    elseif a == "--path" and (arg[i + 1] == "objects" or arg[i + 1] == "crowd") then
+      only = arg[i + 1]
+      i = i + 1
     elseif (a == "--characters" or a == "--frames") and tonumber(arg[i + 1]) then
       local v = math.floor(tonumber(arg[i + 1]))
       if a == "--characters" then ncharacters = v else nframes = v end
       i = i + 1
     else
-      io.stderr:write("usage: bench_crowd.lua [--quick] [--characters N] [--frames N] [--scaling]\n")
+      io.stderr:write("usage: bench_crowd.lua [--quick] [--characters N] [--frames N] [--scaling]"
+        .. " [--path objects|crowd]\n")
       os.exit(2)
     end
     i = i + 1
@@ -120,7 +125,7 @@ local body_chains, arm_chains = {}, {}
 local crowd = {}
 collectgarbage("collect")
 local objects_kib = collectgarbage("count")
-for k = 1, scaling and 0 or ncharacters do
+for k = 1, (scaling or only == "crowd") and 0 or ncharacters do
   local sk = skeleton()
   local hips = sk:bone("hips")
   local row, col = floor((k - 1) / side), (k - 1) % side
@@ -370,7 +375,7 @@ print("per-object path (ik.skeleton, ik.chain, ik.node, ik.foot; two ik.batch ca
 print(string.format("%-8s %10s %10s %10s %10s %9s %9s %10s", "threads", "frame ms", "animate", "spine+legs",
   "arms", "reached", "planted", "KiB/frame"))
 local objects = {}
-for _, threads in ipairs({ 1, 2 }) do
+for _, threads in ipairs(only ~= "crowd" and { 1, 2 } or {}) do
   local r = run(threads)
   objects[threads] = r
   print(string.format("%-8d %10.3f %10.3f %10.3f %10.3f %8.1f%% %8.1f%% %10.2f", threads, r.frame, r.animate,
@@ -383,12 +388,12 @@ local crowd_ffi
 print("crowd path (ik.crowd_template, ik.crowd, its buffers; one solve)")
 print(string.format("%-8s %10s %10s %10s %9s %9s %10s %9s %8s", "threads", "frame ms", "animate", "solve",
   "reached", "planted", "KiB/frame", "speed-up", "us/char"))
-local memory
-for _, threads in ipairs({ 1, 2 }) do
+local memory = 0
+for _, threads in ipairs(only ~= "objects" and { 1, 2 } or {}) do
   local r = crowd_run(ncharacters, threads, nframes)
   r.n = ncharacters
   crowd_ffi, memory = r.ffi, r.memory
-  crowd_row(tostring(threads), r, objects[threads].frame / r.frame)
+  crowd_row(tostring(threads), r, objects[threads] and objects[threads].frame / r.frame)
   if r.reached < 0.9 or r.grounded < 0.3 then ok = false end
 end
 print()
