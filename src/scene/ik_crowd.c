@@ -21,15 +21,41 @@ struct ik_crowd_template {
   size_t sk_size;                       /* the skeleton follows the header */
 };
 
-/* One instance's record; its skeleton and chains follow it in the block. */
+/* One instance's record; its arrays (as many as the template has chains), skeleton and
+ * chains follow it in the block. */
 typedef struct crowd_inst {
-  ik_node target_node[IK_CROWD_MAX_CHAINS], pole_node[IK_CROWD_MAX_CHAINS];
-  ik_foot_state foot[IK_CROWD_MAX_CHAINS];
+  ik_node *target_node, *pole_node;
+  ik_foot_state *foot;
+  ik_bone_chain **chains;
+  int *lane, *slot, *grounded;
   ik_skeleton *sk;
-  ik_bone_chain *chains[IK_CROWD_MAX_CHAINS];
-  int lane[IK_CROWD_MAX_CHAINS], slot[IK_CROWD_MAX_CHAINS], grounded[IK_CROWD_MAX_CHAINS];
   int used, failed;
 } crowd_inst;
+
+/* Bytes of a record and its arrays for n chains. */
+static size_t record_size(int n) {
+  return ALIGN16(sizeof(crowd_inst)) + ALIGN16(2 * (size_t)n * sizeof(ik_node)) +
+         ALIGN16((size_t)n * sizeof(ik_foot_state)) + ALIGN16((size_t)n * sizeof(ik_bone_chain *)) +
+         ALIGN16(3 * (size_t)n * sizeof(int));
+}
+
+/* Points the record's arrays into the bytes after it; the skeleton follows them. */
+static void lay_out(crowd_inst *in, int n) {
+  char *at = (char *)in + ALIGN16(sizeof(crowd_inst));
+  memset(in, 0, record_size(n));
+  in->target_node = (ik_node *)(void *)at;
+  in->pole_node = in->target_node + n;
+  at += ALIGN16(2 * (size_t)n * sizeof(ik_node));
+  in->foot = (ik_foot_state *)(void *)at;
+  at += ALIGN16((size_t)n * sizeof(ik_foot_state));
+  in->chains = (ik_bone_chain **)(void *)at;
+  at += ALIGN16((size_t)n * sizeof(ik_bone_chain *));
+  in->lane = (int *)(void *)at;
+  in->slot = in->lane + n;
+  in->grounded = in->slot + n;
+  at += ALIGN16(3 * (size_t)n * sizeof(int));
+  in->sk = (ik_skeleton *)(void *)at;
+}
 
 /* One thread's jobs for a pass of its current block. */
 typedef struct crowd_scratch {
@@ -64,7 +90,7 @@ static ik_skeleton *template_sk(const ik_crowd_template *t) {
 /* The probe instance after the skeleton: what template_init builds to check the
  * chains as a crowd will. */
 static size_t probe_size(int bone_count) {
-  return ALIGN16(sizeof(crowd_inst)) + ALIGN16(ik_skeleton_size(bone_count)) +
+  return record_size(IK_CROWD_MAX_CHAINS) + ALIGN16(ik_skeleton_size(bone_count)) +
          ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
 }
 
@@ -189,8 +215,7 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
    * there refuses here. */
   probe = (char *)template_sk(t) + ALIGN16(t->sk_size);
   in = (crowd_inst *)(void *)probe;
-  memset(in, 0, sizeof *in);
-  in->sk = (ik_skeleton *)(void *)(probe + ALIGN16(sizeof(crowd_inst)));
+  lay_out(in, count);
   memcpy(in->sk, sk, t->sk_size);
   for (j = 0; j < count; j++) {
     const char *field;
@@ -241,7 +266,7 @@ static size_t views_size(const ik_crowd_template *t, int capacity) {
 }
 
 static size_t inst_size(const ik_crowd_template *t) {
-  size_t n = ALIGN16(sizeof(crowd_inst)) + ALIGN16(t->sk_size);
+  size_t n = record_size(t->chain_count) + ALIGN16(t->sk_size);
   int j;
   for (j = 0; j < t->chain_count; j++) n += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
   return n;
@@ -281,7 +306,7 @@ ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, 
   }
   c->instances = at;
   c->inst_size = inst_size(t);
-  c->sk_offset = ALIGN16(sizeof(crowd_inst));
+  c->sk_offset = record_size(t->chain_count);
   off = c->sk_offset + ALIGN16(t->sk_size);
   for (j = 0; j < t->chain_count; j++) {
     c->chain_offset[j] = off;
@@ -376,8 +401,7 @@ int ik_crowd_add(ik_crowd *c) {
   for (slot = 0; slot < c->capacity && inst_at(c, slot)->used; slot++) continue;
   if (slot == c->capacity) return -1;
   in = inst_at(c, slot);
-  memset(in, 0, sizeof *in);
-  in->sk = (ik_skeleton *)(void *)((char *)in + c->sk_offset);
+  lay_out(in, t->chain_count);
   memcpy(in->sk, template_sk(t), t->sk_size);
   for (j = 0; j < t->chain_count; j++) {
     const char *field;
