@@ -312,6 +312,22 @@ describe("ik.crowd", function()
     assert.are.equal(0, grown)
   end)
 
+  it("drives the demo's crowd scene, whose skeletons read the crowd's buffers", function()
+    local scene = require("ik.demo.crowd_scene").new()
+    for _ = 1, 20 do scene:advance(1 / 60) end
+    local sk = scene.skeletons.c1
+    local by_name = {}
+    for _, b in ipairs(sk:bones()) do by_name[b.name] = b end
+    local hips, ankle = by_name.hips:get_position(), by_name.l_ankle:get_position()
+    assert.is_true(hips[2] - ankle[2] > 0.6) -- standing
+    assert.are.equal("hips", by_name.l_thigh.parent.name)
+    local q = by_name.l_knee:get_rotation()
+    assert.are.near(1, q[1] ^ 2 + q[2] ^ 2 + q[3] ^ 2 + q[4] ^ 2, 1e-6)
+    assert.is_true(scene.reached > 0.9 * 5 * 400)
+    assert.are.same({}, require("ik.demo.crowd_scene").scripts)
+    scene.crowd:close()
+  end)
+
   it("is not there for rig scripts", function()
     local sb = ik.sandbox{ dir = ".", ik_path = "lua/?.lua;lua/?/init.lua", scene = {} }
     sb:load("state.crowd, state.template = type(ik.crowd), type(ik.crowd_template) function update() end",
