@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crowd_character.h"
 #include "ground_fixture.h"
 #include "ik_bone_batch.h"
 #include "ik_crowd.h"
@@ -37,18 +38,8 @@ void *__wrap_realloc(void *p, size_t size) {
   return __real_realloc(p, size);
 }
 
-#define BONES 18
 #define CHAINS 5
 #define DT ((ik_real)(1.0 / 60))
-
-/* The bench's character (tests/bench/bench_crowd.lua): hips, a spine of 5, two arms from
- * the top of the spine, two legs from the hips; each offset jittered by the rng. */
-static const int parents[BONES] = {-1, 0, 1, 2, 3, 4, 5, 6, 7, 5, 9, 10, 0, 12, 13, 0, 15, 16};
-static const double offsets[BONES][3] = {
-    {0, 1, 0},         {0, 0.1, 0},      {0, 0.12, 0.01},  {0, 0.12, 0.01},  {0, 0.12, 0},
-    {0, 0.12, -0.01},  {0.18, 0, 0},     {0.05, -0.28, 0}, {0, -0.25, 0.05}, {-0.18, 0, 0},
-    {-0.05, -0.28, 0}, {0, -0.25, 0.05}, {0.1, -0.05, 0},  {0, -0.43, 0.03}, {0, -0.43, -0.03},
-    {-0.1, -0.05, 0},  {0, -0.43, 0.03}, {0, -0.43, -0.03}};
 
 typedef struct world {
   owned_ground ground;
@@ -80,8 +71,8 @@ static void make_world(world *w, t_rng *r) {
   w->ground = make_heightfield(v3(-10, 0, -10), (ik_real)0.5, 40, 40, w->heights);
   for (i = 0; i < BONES; i++) {
     ik_bone_desc_init(&d[i]);
-    d[i].parent = parents[i];
-    d[i].position = i == 0 ? v3(0, 1, 0) : jitter(r, offsets[i], 0.02);
+    d[i].parent = crowd_parents[i];
+    d[i].position = i == 0 ? v3(0, 1, 0) : jitter(r, crowd_offsets[i], 0.02);
     if (t_int(r, 0, 2) == 0)
       d[i].rotation = ik_quat_axis_angle(t_unit_vector(r), (ik_real)t_uniform(r, 0, 0.3));
   }
