@@ -42,11 +42,21 @@ static int check_used(lua_State *L, ikl_crowd *c, int arg) {
   return slot;
 }
 
+/* An integer field of the spec at 1 in [lo, hi], or def when nil. */
+static int int_field(lua_State *L, const char *name, int def, int lo, int hi, const char *expected) {
+  const ik_real v = ikl_optfield_real(L, 1, OWNER, name, (ik_real)def, (ik_real)lo, (ik_real)hi, expected);
+  if (v != (ik_real)(int)v) {
+    lua_getfield(L, 1, name);
+    ikl_fielderror(L, OWNER, name, expected, -1);
+  }
+  return (int)v;
+}
+
 /*** A crowd.
  * @function ik.crowd
- * @tparam table spec `template`, `count` (0..capacity), `capacity` (default count,
- * 1..2^20), `threads` (1..64, default 1), `ground` (an ik.ground: plane, heightfield or
- * mesh; needed when the template has feet)
+ * @tparam table spec `template`, `count` (0..capacity), `capacity` (default count, or
+ * 1 for none; 1..2^20), `threads` (1..64, default 1), `ground` (an ik.ground: plane,
+ * heightfield or mesh; needed when the template has feet)
  * @treturn ik.crowd */
 static int crowd_new(lua_State *L) {
   const ik_crowd_template *t;
@@ -62,10 +72,10 @@ static int crowd_new(lua_State *L) {
   if (!luaL_testudata(L, -1, IKL_CROWD_TEMPLATE))
     ikl_fielderror(L, OWNER, "template", IKL_CROWD_TEMPLATE, -1);
   t = ikl_checkcrowdtemplate(L, -1);
-  count = (int)ikl_optfield_real(L, 1, OWNER, "count", 0, 0, IK_CROWD_MAX_CAPACITY, "integer in 0..1048576");
-  capacity = (int)ikl_optfield_real(L, 1, OWNER, "capacity", count, 1, IK_CROWD_MAX_CAPACITY,
-                                    "integer in 1..1048576");
-  threads = (int)ikl_optfield_real(L, 1, OWNER, "threads", 1, 1, IK_POOL_MAX_THREADS, "integer in 1..64");
+  count = int_field(L, "count", 0, 0, IK_CROWD_MAX_CAPACITY, "integer in 0..1048576");
+  capacity =
+      int_field(L, "capacity", count > 0 ? count : 1, 1, IK_CROWD_MAX_CAPACITY, "integer in 1..1048576");
+  threads = int_field(L, "threads", 1, 1, IK_POOL_MAX_THREADS, "integer in 1..64");
   if (count > capacity) luaL_error(L, OWNER ": count %d is more than the capacity %d", count, capacity);
   lua_getfield(L, 1, "ground");
   if (!lua_isnil(L, -1))

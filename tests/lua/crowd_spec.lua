@@ -290,6 +290,11 @@ describe("ik.crowd", function()
       "ik.crowd: bad field 'ground' (ik.ground expected: the template has feet, got nil)")
     assert.has_error(function() ik.crowd{ template = t, count = 3, capacity = 2, ground = ground } end,
       "ik.crowd: count 3 is more than the capacity 2")
+    assert.has_error(function() ik.crowd{ template = t, count = 1.5, ground = ground } end,
+      "ik.crowd: bad field 'count' (integer in 0..1048576 expected, got 1.5)")
+    assert.has_error(function() ik.crowd{ template = t, count = 2, threads = 100, ground = ground } end,
+      "ik.crowd: bad field 'threads' (integer in 1..64 expected, got 100)")
+    assert.are.equal(1, ik.crowd{ template = t, ground = ground }.capacity)
     assert.are.equal(18, t.bones)
     assert.are.equal(15, t:bone("l_ankle") and #t:bone_names() - 3)
   end)
