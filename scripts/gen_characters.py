@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the test characters: humanoid glTF / GLB / VRM files in the conventions real
-tools export, each with a minimal skinned mesh (one triangle per bone: POSITION,
-JOINTS_0, WEIGHTS_0, inverseBindMatrices) so that three.js's GLTFLoader loads them.
+tools export, each with a skinned mesh (a box along each bone, wholly that bone's:
+POSITION, NORMAL, JOINTS_0, WEIGHTS_0, inverseBindMatrices) that three.js's GLTFLoader
+loads and the live view draws; the VRM files give their eye point too (VRM 1.0
+lookAt.offsetFromHeadBone, VRM 0.x firstPerson.firstPersonBoneOffset).
 
     scripts/gen_characters.py [OUTDIR]     (default tests/data/characters)
 
@@ -14,8 +16,9 @@ Conventions:
   mixamo   arbitrary (seeded) rest rotations under an "Armature" matrix node that scales
            by 0.01 and turns the rig (bones in centimetres)
 
-Also writes OUTDIR/characters.lua: each file's bones and their world rest positions in
-metres, as the generator placed them before encoding (what an importer must recover),
+Also writes OUTDIR/characters.lua: each file's bones, their world rest positions in
+metres and the rest box of their mesh, as the generator placed them before encoding
+(what an importer must recover),
 and OUTDIR/../bench_160.glb, a 160-bone character for tests/bench/bench_gltf.
 
 Standard library only; the output is deterministic (fixed seeds), and checked in.
@@ -78,6 +81,38 @@ def sub(a, b):
 def norm(v):
     n = math.sqrt(sum(x * x for x in v))
     return tuple(x / n for x in v)
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def box(a, b, w, t):
+    """The 12 triangles of a box from a to b, 2w across (about +X where it can) and 2t
+    thick: (positions, normals), three vertices a triangle, facing out."""
+    d = norm(sub(b, a))
+    v = norm(cross(d, (1.0, 0.0, 0.0) if abs(d[0]) < 0.9 else (0.0, 0.0, 1.0)))
+    u = cross(v, d)
+    corner = {}
+    for i, e in ((0, a), (1, b)):
+        for j, su in ((0, -w), (1, w)):
+            for k, sv in ((0, -t), (1, t)):
+                corner[(i, j, k)] = tuple(e[c] + su * u[c] + sv * v[c] for c in range(3))
+    faces = [([(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)], tuple(-c for c in d)),
+             ([(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)], d),
+             ([(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)], tuple(-c for c in v)),
+             ([(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)], v),
+             ([(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)], tuple(-c for c in u)),
+             ([(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)], u)]
+    pos, nrm = [], []
+    for quad, n in faces:
+        p = [corner[c] for c in quad]
+        if sum(x * y for x, y in zip(cross(sub(p[1], p[0]), sub(p[2], p[0])), n)) < 0:
+            p.reverse()
+        for tri in ((p[0], p[1], p[2]), (p[0], p[2], p[3])):
+            pos += tri
+            nrm += [n, n, n]
+    return pos, nrm
 
 
 def mat_from_qts(q, t, s):
@@ -211,7 +246,15 @@ class Bin:
         return len(self.accessors) - 1
 
 
-def build(bones, convention, rng, vrm_names=True):
+def eye_offset(bones, pos):
+    """The eye point from the head, in the head's space (VRM heads have no rest rotation):
+    between the eyes, a centimetre further forward, so that it differs from the eyes'."""
+    mid = tuple((pos["LeftEye"][c] + pos["RightEye"][c]) / 2 - pos["Head"][c] for c in range(3))
+    ahead = 1.0 if mid[2] > 0 else -1.0
+    return (round(mid[0], 9) + 0.0, round(mid[1], 9), round(mid[2] + 0.01 * ahead, 9))
+
+
+def build(bones, convention, rng, vrm_names=True, boxes_mesh=True):
     """The glTF JSON (without buffers) and the binary data, plus world positions."""
     flip = convention == "vrm0"
     pos = {}
@@ -252,21 +295,38 @@ def build(bones, convention, rng, vrm_names=True):
         nodes.insert(0, {"name": "Armature", "matrix": m, "children": roots})
         roots = [0]
 
-    # the mesh: one small triangle at each bone's head, skinned to that bone
+    # the mesh: a box along each bone to its main child (a leaf: 6 cm on from its
+    # parent), skinned to that bone alone
     b = Bin()
-    verts, joints, weights = [], [], []
-    for i, (name, _, _, _) in enumerate(bones):
+    verts, normals, joints, weights, boxes = [], [], [], [], {}
+    child = main_child(bones)
+    for i, (name, par, _, _) in enumerate(bones):
         p = pos[name]
-        for dx, dy in ((0.01, 0.0), (-0.01, 0.0), (0.0, 0.01)):
-            verts += [p[0] + dx, p[1] + dy, p[2]]
+        if name in child:
+            q = pos[child[name]]
+        else:
+            d = norm(sub(p, pos[par]))
+            q = tuple(p[c] + 0.06 * d[c] for c in range(3))
+        if boxes_mesh:
+            tri, nrm = box(p, q, 0.03, 0.03)
+        else:  # one small triangle at the bone's head (the benchmark's file, kept as it was)
+            tri = [(p[0] + 0.01, p[1], p[2]), (p[0] - 0.01, p[1], p[2]), (p[0], p[1] + 0.01, p[2])]
+            nrm = [(0.0, 0.0, 1.0)] * 3
+        boxes[name] = ([min(v[c] for v in tri) for c in range(3)], [max(v[c] for v in tri) for c in range(3)])
+        for v, n in zip(tri, nrm):
+            verts += [round(c, 9) for c in v] if boxes_mesh else list(v)
+            normals += list(n)
             joints += [i, 0, 0, 0]
             weights += [1.0, 0.0, 0.0, 0.0]
     n = len(verts) // 3
     mn = [min(verts[k::3]) for k in range(3)]
     mx = [max(verts[k::3]) for k in range(3)]
     a_pos = b.add("f", verts, 5126, "VEC3", n, (mn, mx), 34962)
-    a_joint = b.add("H", joints, 5123, "VEC4", n, None, 34962)
-    a_weight = b.add("f", weights, 5126, "VEC4", n, None, 34962)
+    attributes = {"POSITION": a_pos}
+    if boxes_mesh:
+        attributes["NORMAL"] = b.add("f", normals, 5126, "VEC3", n, None, 34962)
+    attributes["JOINTS_0"] = b.add("H", joints, 5123, "VEC4", n, None, 34962)
+    attributes["WEIGHTS_0"] = b.add("f", weights, 5126, "VEC4", n, None, 34962)
     ibm = []
     for name, _, _, _ in bones:
         s = arm_s if mixamo else 1.0
@@ -280,8 +340,7 @@ def build(bones, convention, rng, vrm_names=True):
         "scene": 0,
         "scenes": [{"nodes": roots + [mesh_node]}],
         "nodes": nodes,
-        "meshes": [{"name": "Body", "primitives": [{"attributes": {"POSITION": a_pos, "JOINTS_0": a_joint,
-                                                                    "WEIGHTS_0": a_weight}}]}],
+        "meshes": [{"name": "Body", "primitives": [{"attributes": attributes}]}],
         "skins": [{"name": "Skin", "joints": [i + offset for i in range(len(bones))], "inverseBindMatrices": a_ibm,
                    "skeleton": roots[0]}],
         "accessors": b.accessors,
@@ -294,14 +353,17 @@ def build(bones, convention, rng, vrm_names=True):
             "meta": {"name": "ikrig test character", "version": "1", "authors": ["ikrig"],
                      "licenseUrl": "https://vrm.dev/licenses/1.0/"},
             "humanoid": {"humanBones": {role: {"node": index[name] + offset}
-                                        for name, _, _, role in bones if role}}}}
+                                        for name, _, _, role in bones if role}},
+            "lookAt": {"offsetFromHeadBone": list(eye_offset(bones, pos))}}}
     elif convention == "vrm0" and vrm_names:
         gltf["extensionsUsed"] = ["VRM"]
         gltf["extensions"] = {"VRM": {
             "specVersion": "0.0", "meta": {"title": "ikrig test character", "version": "1", "author": "ikrig"},
             "humanoid": {"humanBones": [{"bone": role, "node": index[name] + offset, "useDefaultValues": True}
-                                        for name, _, _, role in bones if role]}}}
-    return gltf, bytes(b.data), pos
+                                        for name, _, _, role in bones if role]},
+            "firstPerson": {"firstPersonBone": index["Head"] + offset,
+                            "firstPersonBoneOffset": dict(zip("xyz", eye_offset(bones, pos)))}}}
+    return gltf, bytes(b.data), pos, boxes
 
 
 def write_glb(path, gltf, binary):
@@ -345,8 +407,8 @@ CHARACTERS = [
 
 
 def lua_table(entries):
-    out = ["-- Generated by scripts/gen_characters.py: each test character's bones and their",
-           "-- world rest positions (metres), as placed before encoding.", "return {"]
+    out = ["-- Generated by scripts/gen_characters.py: each test character's bones, their world",
+           "-- rest positions (metres) and their mesh's rest box, as placed before encoding.", "return {"]
     for e in entries:
         out.append("  {")
         out.append('    file = "%s", convention = "%s", pose = "%s",' % (e["file"], e["convention"], e["pose"]))
@@ -354,9 +416,11 @@ def lua_table(entries):
                                                                 str(e["neck2"]).lower(), str(e["toes"]).lower()))
         out.append("    bones = {")
         for name, parent, p, role in e["bones"]:
+            lo, hi = e["boxes"][name]
             out.append('      { name = "%s", parent = %s, role = %s,'
                        % (name, '"%s"' % parent if parent else "nil", '"%s"' % role if role else "nil"))
-            out.append("        position = { %.15g, %.15g, %.15g } }," % p)
+            out.append("        position = { %.15g, %.15g, %.15g }," % p)
+            out.append("        box = { min = { %.9g, %.9g, %.9g }, max = { %.9g, %.9g, %.9g } } }," % tuple(lo + hi))
         out.append("    },")
         out.append("  },")
     out.append("}")
@@ -371,21 +435,21 @@ def main():
     for k, (fname, conv, pose, uc, n2, toes, container) in enumerate(CHARACTERS):
         rng = random.Random(1000 + k)
         bones = humanoid(pose, uc, n2, toes)
-        gltf, binary, pos = build(bones, conv, rng)
+        gltf, binary, pos, boxes = build(bones, conv, rng)
         path = os.path.join(outdir, fname)
         if container == "glb":
             write_glb(path, gltf, binary)
         else:
             write_gltf(path, gltf, binary, container == "external")
         entries.append({"file": fname, "convention": conv, "pose": pose, "upper_chest": uc, "neck2": n2,
-                        "toes": toes, "bones": [(b[0], b[1], pos[b[0]], b[3]) for b in bones]})
+                        "toes": toes, "bones": [(b[0], b[1], pos[b[0]], b[3]) for b in bones], "boxes": boxes})
     with open(os.path.join(outdir, "characters.lua"), "w") as f:
         f.write(lua_table(entries))
     # 160 bones: the full humanoid (25) and 23 three-bone finger chains a side, the last cut
     bones = humanoid("tpose", True, True, True, extra=23)
     bones = bones[:160] if len(bones) >= 160 else bones
     assert len(bones) == 160, len(bones)
-    gltf, binary, _ = build(bones, "blender", random.Random(7))
+    gltf, binary, _, _ = build(bones, "blender", random.Random(7), boxes_mesh=False)
     write_glb(os.path.join(outdir, "..", "bench_160.glb"), gltf, binary)
 
 

@@ -184,6 +184,18 @@ static int build_model(lua_State *L) {
     lua_setfield(L, -2, ik_gltf_node_name(g, r));
   }
   lua_setfield(L, m, "vertex_bounds");
+  {
+    double off[3];
+    int node = ik_gltf_look_offset(g, off);
+    if (node >= 0) { /* look_offset: {bone = name, offset = vec3}, the VRM's eye point */
+      lua_createtable(L, 0, 2);
+      lua_pushstring(L, ik_gltf_node_name(g, node));
+      lua_setfield(L, -2, "bone");
+      ikl_pushvec3(L, ik_vec3_make((ik_real)off[0], (ik_real)off[1], (ik_real)off[2]));
+      lua_setfield(L, -2, "offset");
+      lua_setfield(L, m, "look_offset");
+    }
+  }
   if (vrm != IK_GLTF_VRM_NONE) {
     lua_pushstring(L, vrm == IK_GLTF_VRM_0 ? "0.x" : "1.0");
     lua_setfield(L, m, "vrm");
@@ -241,6 +253,9 @@ static int finish(lua_State *L, ik_gltf_status st, ik_gltf *g, const ik_gltf_err
  * - `vertex_bounds`: bone name -> `{min = ik.vec3, max = ik.vec3, count = n}`, the
  *   world-space box at rest of the skinned vertices that follow that bone most (bones no
  *   vertex follows are absent): a foot's lowest point is its sole;
+ * - `look_offset`: `{bone = name, offset = ik.vec3}`, the VRM's eye point in that bone's
+ *   space (VRM 1.0 `lookAt.offsetFromHeadBone`, VRM 0.x `firstPerson.firstPersonBoneOffset`),
+ *   or nil;
  * - `vrm`: `"0.x"`, `"1.0"` or nil;
  * - `forward`: the way the model faces, `ik.vec3(0, 0, 1)` (glTF, VRM 1.0) or
  *   `(0, 0, -1)` (VRM 0.x).

@@ -39,7 +39,9 @@ struct ik_gltf {
   gskin *skins;
   ik_gltf_vrm vrm;
   int humanoid[IK_HUMANOID_BONE_COUNT];
-  char *pool; /* names */
+  int look_node;         /* the node the eye offset is from, -1: none given */
+  double look_offset[3]; /* in that node's space */
+  char *pool;            /* names */
 };
 
 /* ---- the load's working state ---- */
@@ -918,6 +920,48 @@ static int map_bone(loader *ld, const char *path, const char *bone, const cJSON 
   return 0;
 }
 
+/* The eye point: VRM 1.0's lookAt.offsetFromHeadBone (from the head), VRM 0.x's
+ * firstPerson.firstPersonBoneOffset (an {x, y, z} object, from firstPersonBone, else the
+ * head). Read after the bone map. */
+static int read_look_offset(loader *ld, const cJSON *vrm) {
+  ik_gltf *g = ld->g;
+  if (g->vrm == IK_GLTF_VRM_1) {
+    const cJSON *look = field(vrm, "lookAt");
+    int present;
+    if (look && !cJSON_IsObject(look))
+      return fail(ld, IK_GLTF_E_FORMAT, "extensions.VRMC_vrm.lookAt: expected an object");
+    if (get_numbers(ld, look, "extensions.VRMC_vrm.lookAt", "offsetFromHeadBone", 3, g->look_offset, NULL,
+                    &present))
+      return -1;
+    if (present) g->look_node = g->humanoid[IK_HUMANOID_HEAD];
+  } else {
+    const cJSON *fp = field(vrm, "firstPerson"), *off, *bone;
+    static const char *const axes[3] = {"x", "y", "z"};
+    int i, node = g->humanoid[IK_HUMANOID_HEAD];
+    if (!fp) return 0;
+    if (!cJSON_IsObject(fp))
+      return fail(ld, IK_GLTF_E_FORMAT, "extensions.VRM.firstPerson: expected an object");
+    if ((bone = field(fp, "firstPersonBone")) != NULL && !(cJSON_IsNumber(bone) && bone->valuedouble == -1) &&
+        get_index(ld, bone, "extensions.VRM.firstPerson.firstPersonBone", g->node_count, "node", &node))
+      return -1;
+    if (!(off = field(fp, "firstPersonBoneOffset"))) return 0;
+    if (!cJSON_IsObject(off))
+      return fail(ld, IK_GLTF_E_FORMAT,
+                  "extensions.VRM.firstPerson.firstPersonBoneOffset: expected an object");
+    for (i = 0; i < 3; i++) {
+      const cJSON *v = field(off, axes[i]);
+      g->look_offset[i] = 0;
+      if (!v) continue;
+      if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail(ld, IK_GLTF_E_FORMAT,
+                    "extensions.VRM.firstPerson.firstPersonBoneOffset.%s: not a finite number", axes[i]);
+      g->look_offset[i] = v->valuedouble;
+    }
+    g->look_node = node;
+  }
+  return 0;
+}
+
 static int read_humanoid(loader *ld) {
   cJSON *ext = field(ld->root, "extensions"), *vrm, *bones, *b;
   int k = 0;
@@ -933,6 +977,7 @@ static int read_humanoid(loader *ld) {
       if (!cJSON_IsObject(b)) return fail(ld, IK_GLTF_E_FORMAT, "%s: expected an object with a node", path);
       if (map_bone(ld, path, b->string, field(b, "node"))) return -1;
     }
+    return read_look_offset(ld, vrm);
   } else if ((vrm = field(ext, "VRM")) != NULL) {
     ld->g->vrm = IK_GLTF_VRM_0;
     bones = field(field(vrm, "humanoid"), "humanBones");
@@ -946,6 +991,7 @@ static int read_humanoid(loader *ld) {
       strcat(path, ".node");
       if (map_bone(ld, path, name->valuestring, field(b, "node"))) return -1;
     }
+    return read_look_offset(ld, vrm);
   }
   return 0;
 }
@@ -1265,6 +1311,7 @@ static int load_json(loader *ld, const char *json, size_t len) {
   g = ld->g = (ik_gltf *)calloc(1, sizeof *g);
   if (!g) return fail(ld, IK_GLTF_E_MEMORY, "out of memory");
   for (i = 0; i < IK_HUMANOID_BONE_COUNT; i++) g->humanoid[i] = -1;
+  g->look_node = -1;
   g->node_count = n;
   g->nodes = (gnode *)calloc((size_t)(n > 0 ? n : 1), sizeof *g->nodes);
   if (!g->nodes) return fail(ld, IK_GLTF_E_MEMORY, "out of memory for %d nodes", n);
@@ -1534,6 +1581,12 @@ int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3], double
 }
 
 ik_gltf_vrm ik_gltf_vrm_version(const ik_gltf *g) { return g ? g->vrm : IK_GLTF_VRM_NONE; }
+
+int ik_gltf_look_offset(const ik_gltf *g, double offset[3]) {
+  if (!g || g->look_node < 0) return -1;
+  if (offset) memcpy(offset, g->look_offset, sizeof g->look_offset);
+  return g->look_node;
+}
 
 int ik_gltf_humanoid_node(const ik_gltf *g, int role) {
   return g && role >= 0 && role < IK_HUMANOID_BONE_COUNT ? g->humanoid[role] : -1;

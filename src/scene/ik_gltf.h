@@ -173,6 +173,11 @@ IK_API int ik_gltf_node_vertex_bounds(const ik_gltf *g, int node, double min[3],
 IK_API ik_gltf_vrm ik_gltf_vrm_version(const ik_gltf *g);
 /* The node mapped to `role`, or -1 (not mapped, no map, or role out of range). */
 IK_API int ik_gltf_humanoid_node(const ik_gltf *g, int role);
+/* The eye point a VRM gives: VRM 1.0's `lookAt.offsetFromHeadBone` (from the head) or VRM
+ * 0.x's `firstPerson.firstPersonBoneOffset` (from `firstPersonBone`, else the head), in
+ * offset (that node's local space, as the file has it). Returns the node it is from, or -1
+ * (no offset in the file, no head mapped, or g NULL); offset may be NULL. */
+IK_API int ik_gltf_look_offset(const ik_gltf *g, double offset[3]);
 
 /* ---- skeletons ----
  * A skeleton is made of a set of nodes: a skin's joints (skin >= 0), or with

@@ -76,21 +76,28 @@ describe("ik.import", function()
           assert.equal(c.upper_chest, model.humanoid.upperChest ~= nil)
           assert.equal(c.toes, model.humanoid.leftToes ~= nil)
           assert(h.vec_near(model.forward, { 0, 0, c.convention == "vrm0" and -1 or 1 }, 0))
+          -- the eye point from the head (its space: no rest rotation): between the eyes, 1 cm ahead
+          local at = {}
+          for _, b in ipairs(c.bones) do at[b.name] = b.position end
+          local z = (at.LeftEye[3] + at.RightEye[3]) / 2 - at.Head[3]
+          assert.equal("Head", model.look_offset.bone)
+          assert(h.vec_near(model.look_offset.offset, { 0, (at.LeftEye[2] + at.RightEye[2]) / 2 - at.Head[2],
+                                                        z + (z > 0 and 0.01 or -0.01) }, 1e-9))
         else
           assert.is_nil(model.vrm)
+          assert.is_nil(model.look_offset)
           assert.same({}, model.humanoid)
           assert(h.vec_near(model.forward, { 0, 0, 1 }, 0))
         end
       end)
 
       it("measures each bone's skinned vertices at rest", function()
-        -- the generator's mesh: a triangle at each bone's head, (+-0.01, 0, 0) and (0, 0.01, 0) off it
+        -- the generator's mesh: a box of 12 triangles along each bone, wholly that bone's
         for _, b in ipairs(c.bones) do
           local box = model.vertex_bounds[b.name]
-          local p = b.position
-          assert.equal(3, box.count)
-          assert(h.vec_near(box.min, { p[1] - 0.01, p[2], p[3] }, 1e-5))
-          assert(h.vec_near(box.max, { p[1] + 0.01, p[2] + 0.01, p[3] }, 1e-5))
+          assert.equal(36, box.count)
+          assert(h.vec_near(box.min, b.box.min, 1e-5))
+          assert(h.vec_near(box.max, b.box.max, 1e-5))
         end
       end)
 

@@ -769,6 +769,75 @@ static void limits_bound_what_is_allocated(void **state) {
   free(big);
 }
 
+/* The eye point: VRM 1.0 lookAt.offsetFromHeadBone, VRM 0.x firstPerson.firstPersonBoneOffset
+ * (the generator puts it between the eyes, 1 cm ahead: (0, 0.08, 0.085), -Z for VRM 0.x). */
+static void vrm_eye_offsets_are_read(void **state) {
+  static const struct {
+    const char *file;
+    double z;
+  } files[] = {{"vrm1_tpose.vrm", 0.085}, {"vrm1_apose_min.vrm", 0.085}, {"vrm0_tpose.vrm", -0.085}};
+  char path[512];
+  ik_gltf *g;
+  ik_gltf_error err;
+  double off[3];
+  size_t f;
+  (void)state;
+  for (f = 0; f < sizeof files / sizeof *files; f++) {
+    snprintf(path, sizeof path, "%s/characters/%s", IK_TEST_DATA_DIR, files[f].file);
+    assert_int_equal(ik_gltf_load_file(path, NULL, &g, &err), IK_GLTF_OK);
+    assert_int_equal(ik_gltf_look_offset(g, off), ik_gltf_humanoid_node(g, IK_HUMANOID_HEAD));
+    assert_true(fabs(off[0]) < 1e-12 && fabs(off[1] - 0.08) < 1e-12 && fabs(off[2] - files[f].z) < 1e-12);
+    assert_int_equal(ik_gltf_look_offset(g, NULL), ik_gltf_humanoid_node(g, IK_HUMANOID_HEAD));
+    ik_gltf_free(g);
+  }
+  snprintf(path, sizeof path, "%s/characters/blender_tpose.glb", IK_TEST_DATA_DIR);
+  assert_int_equal(ik_gltf_load_file(path, NULL, &g, &err), IK_GLTF_OK);
+  assert_int_equal(ik_gltf_look_offset(g, off), -1);
+  ik_gltf_free(g);
+  assert_int_equal(ik_gltf_look_offset(NULL, off), -1);
+  /* VRM 0.x: from firstPersonBone (-1: the head), missing axes 0 */
+  g = load_ok(HEAD
+              "\"nodes\":[{},{}],\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":"
+              "[{\"bone\":\"head\",\"node\":0}]},\"firstPerson\":{\"firstPersonBone\":1,"
+              "\"firstPersonBoneOffset\":{\"y\":0.25}}}}}");
+  assert_int_equal(ik_gltf_look_offset(g, off), 1);
+  assert_true(off[0] == 0 && off[1] == 0.25 && off[2] == 0);
+  ik_gltf_free(g);
+  g = load_ok(HEAD
+              "\"nodes\":[{},{}],\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":"
+              "[{\"bone\":\"head\",\"node\":1}]},\"firstPerson\":{\"firstPersonBone\":-1,"
+              "\"firstPersonBoneOffset\":{\"x\":0.5,\"y\":0,\"z\":-1}}}}}");
+  assert_int_equal(ik_gltf_look_offset(g, off), 1);
+  assert_true(off[0] == 0.5 && off[1] == 0 && off[2] == -1);
+  ik_gltf_free(g);
+  /* VRM 1.0 with no head mapped: no eye point */
+  g = load_ok(HEAD
+              "\"nodes\":[{}],\"extensions\":{\"VRMC_vrm\":{\"humanoid\":{\"humanBones\":"
+              "{\"hips\":{\"node\":0}}},\"lookAt\":{\"offsetFromHeadBone\":[0,1,0]}}}}");
+  assert_int_equal(ik_gltf_look_offset(g, off), -1);
+  ik_gltf_free(g);
+  expect_json_error(HEAD
+                    "\"nodes\":[{}],\"extensions\":{\"VRMC_vrm\":{\"humanoid\":{\"humanBones\":"
+                    "{\"head\":{\"node\":0}}},\"lookAt\":{\"offsetFromHeadBone\":[0,1]}}}}",
+                    "extensions.VRMC_vrm.lookAt.offsetFromHeadBone: expected 3 numbers");
+  expect_json_error(HEAD
+                    "\"nodes\":[{}],\"extensions\":{\"VRMC_vrm\":{\"humanoid\":{\"humanBones\":"
+                    "{\"head\":{\"node\":0}}},\"lookAt\":7}}}",
+                    "extensions.VRMC_vrm.lookAt: expected an object");
+  expect_json_error(HEAD
+                    "\"nodes\":[{}],\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[]},"
+                    "\"firstPerson\":{\"firstPersonBoneOffset\":{\"x\":\"a\"}}}}}",
+                    "extensions.VRM.firstPerson.firstPersonBoneOffset.x: not a finite number");
+  expect_json_error(HEAD
+                    "\"nodes\":[{}],\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[]},"
+                    "\"firstPerson\":{\"firstPersonBoneOffset\":[0,1,0]}}}}",
+                    "extensions.VRM.firstPerson.firstPersonBoneOffset: expected an object");
+  expect_json_error(HEAD
+                    "\"nodes\":[{}],\"extensions\":{\"VRM\":{\"humanoid\":{\"humanBones\":[]},"
+                    "\"firstPerson\":{\"firstPersonBone\":4}}}}",
+                    "extensions.VRM.firstPerson.firstPersonBone: expected a node index in 0..0");
+}
+
 static void bad_humanoid_maps_are_refused(void **state) {
   (void)state;
   expect_json_error(HEAD "\"nodes\":[{}],\"extensions\":{\"VRMC_vrm\":{\"humanoid\":{\"humanBones\":[]}}}}",
@@ -853,6 +922,7 @@ int main(void) {
       cmocka_unit_test(bad_glb_containers_are_refused),
       cmocka_unit_test(limits_bound_what_is_allocated),
       cmocka_unit_test(bad_humanoid_maps_are_refused),
+      cmocka_unit_test(vrm_eye_offsets_are_read),
       cmocka_unit_test(arguments_are_checked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
