@@ -163,3 +163,37 @@ for _, case in ipairs(cases.all()) do
     end)
   end)
 end
+
+-- A VRM's own eye point (VRM 1.0 lookAt.offsetFromHeadBone, VRM 0.x
+-- firstPerson.firstPersonBoneOffset: between the eyes, 1 cm ahead, in the test
+-- characters): the look's eye when the map has no eye bones.
+for _, file in ipairs({ "vrm1_tpose.vrm", "vrm0_tpose.vrm" }) do
+  describe("ik.rigs.humanoid on " .. file .. " without its eye bones", function()
+    it("looks from the file's eye point", function()
+      local model = assert(ik.import("tests/data/characters/" .. file))
+      local map = {}
+      for role, name in pairs(model.humanoid_names) do
+        if role ~= "leftEye" and role ~= "rightEye" then map[role] = name end
+      end
+      local target = ik.node{}
+      local h = rigs.humanoid{ skeleton = model.skeleton, map = map, model = model,
+                               targets = { look = target }, reset_pose = true }
+      local head = h.bones.head
+      assert.equal(model.humanoid_names.head, model.look_offset.bone)
+      -- the eye point in the head's space, from the file's offset alone
+      local eye_ls = ik.vec3(model.look_offset.offset)
+      local rest = ik.quat(head:get_rotation())
+      local forward_ls = rest:inverse() * h.forward
+      for _, p in ipairs({ { 1.5, 0.5, 0.3 }, { 1.2, -0.6, -0.2 }, { 2, 0.8, 0.5 } }) do
+        local at = pos(head) + rest * eye_ls + h.forward * p[1] + h.left * p[2] + h.up * p[3]
+        target:set_position(at)
+        settle(h, 2)
+        local q = ik.quat(head:get_rotation())
+        local eye = pos(head) + q * eye_ls
+        local want = (at - eye):normalized()
+        assert.is_false(h.look.clamped)
+        assert.is_true(math.acos(math.min(1, (q * forward_ls):dot(want))) < 1e-3)
+      end
+    end)
+  end)
+end

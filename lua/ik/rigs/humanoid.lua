@@ -183,7 +183,7 @@ local function make_leg(self, b, side, o, model)
   return rig
 end
 
-local function make_look(self, b, target, o)
+local function make_look(self, b, target, o, model, sk)
   local head = b.head
   if not head then return nil end
   local bones = b.neck and chain_between(b.neck, head) or {}
@@ -194,8 +194,16 @@ local function make_look(self, b, target, o)
     for i = 1, #bones - 1 do spine[i] = bones[i] end
   end
   local eye
+  local offset = model and model.look_offset
   if b.leftEye and b.rightEye then
     eye = (pos(b.leftEye) + pos(b.rightEye)) * 0.5
+  elseif offset then -- the VRM's eye point, in its bone's space (the head's, mostly)
+    local from = head
+    if offset.bone ~= nil and offset.bone ~= head.name then
+      local ok, bone = pcall(function() return sk and sk:bone(offset.bone) end)
+      from = ok and bone or nil
+    end
+    if from then eye = pos(from) + rot(from) * ik.vec3(offset.offset) end
   end
   return look.new{ head = head, neck = neck, spine = spine, target = target,
                    forward = in_bone(head, self.forward), up = in_bone(head, self.up),
@@ -210,7 +218,8 @@ end
 --   `skeleton` is required); required. Needs hips, the upper legs (or arms) and head
 --   (or neck or chest); each part needs its own bones.
 -- - `skeleton`: the skeleton names are looked up in.
--- - `model`: the `ik.import` model, whose `vertex_bounds` give `foot_offset`.
+-- - `model`: the `ik.import` model, whose `vertex_bounds` give `foot_offset` and whose
+--   `look_offset` (a VRM's eye point) is the look's eye when the map has no eyes.
 -- - `targets`: `{ root =, chest =, left_hand =, right_hand =, look = }`, transforms
 --   (or vec3 for chest, hands and look): each part is made when its target is given.
 -- - `ground`: an `ik.ground`: legs with feet and the pelvis are made.
@@ -268,7 +277,7 @@ function humanoid.new(options)
     rigs[#rigs + 1] = self.right_arm
   end
   if targets.look then
-    self.look = make_look(self, b, targets.look, o)
+    self.look = make_look(self, b, targets.look, o, model, sk)
     rigs[#rigs + 1] = self.look
   end
   self.bones = b
