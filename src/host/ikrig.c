@@ -3,7 +3,7 @@
  *
  *   ikrig run [SCRIPT...] [--frames N] [--dt S] [--out FILE.jsonl] [--svg FILE.svg] [--view side|top|front]
  *   ikrig watch [SCRIPT...] [--frames N] [--dt S]
- *   ikrig view [SCRIPT...] [--port P] [--host H]   (ikrig_view.c: live in the browser)
+ *   ikrig view [SCRIPT...] [--port P] [--host H] [--model FILE]   (ikrig_view.c: live in the browser)
  *
  * With no SCRIPT, the built-in demo (the scene module's own scripts). Lua 5.4 is embedded
  * with the ik module linked in; the state's memory is capped (--memory-limit) so a
@@ -60,6 +60,7 @@ static const char RUN_USAGE[] =
     "  --svg FILE          a drawing of the run: ground, trails, earlier poses, the last pose\n"
     "  --view VIEW         the drawing's view: side (default), top or front\n"
     "  --scene MODULE      the scene module (default ik.demo.scene)\n"
+    "  --model FILE        your own character (.glb, .gltf, .vrm): the scene ik.demo.model\n"
     "  --budget N          instructions per script update before it is paused (default 1e7)\n"
     "  --memory-limit MB   memory cap of the Lua state, 0 for none (default 256)\n"
     "  -q, --quiet         no summary\n"
@@ -80,6 +81,7 @@ static const char WATCH_USAGE[] =
     "  --dt S              seconds per frame (default 0.0166667, 60 per second)\n"
     "  --debounce S        seconds a changed file must stay quiet before reloading (default 0.03)\n"
     "  --scene MODULE      the scene module (default ik.demo.scene)\n"
+    "  --model FILE        your own character (.glb, .gltf, .vrm): the scene ik.demo.model\n"
     "  --budget N          instructions per script update before it is paused (default 1e7)\n"
     "  --memory-limit MB   memory cap of the Lua state, 0 for none (default 256)\n"
     "  -q, --quiet         no summary\n"
@@ -101,6 +103,9 @@ static const char VIEW_USAGE[] =
     "  --dt S              seconds per frame (default 0.0166667, 60 per second)\n"
     "  --debounce S        seconds a changed file must stay quiet before reloading (default 0.03)\n"
     "  --scene MODULE      the scene module (default ik.demo.scene)\n"
+    "  --model FILE        your own character (.glb, .gltf, .vrm with a skinned mesh): its\n"
+    "                      skeleton, driven by the humanoid rig from its bone map (scene\n"
+    "                      ik.demo.model), drawn skinned; the page loads only this file\n"
     "  --budget N          instructions per script update before it is paused (default 1e7)\n"
     "  --memory-limit MB   memory cap of the Lua state, 0 for none (default 256)\n"
     "  -q, --quiet         no summary\n"
@@ -111,6 +116,8 @@ static const char VIEW_USAGE[] =
     "installed, the source tree's src/host/view in the build tree (three.js: the build runs\n"
     "'npm ci' into the build tree).\n";
 
+#define MODEL_SCENE "ik.demo.model" /* the scene of --model */
+
 typedef enum command { CMD_RUN, CMD_WATCH, CMD_VIEW } command;
 
 typedef struct config {
@@ -120,8 +127,9 @@ typedef struct config {
   long memory_mb;
   const char *out, *svg, *scene;
   ikrig_view view;
-  const char *host; /* view: --host, NULL when not given */
-  long port;        /* view: --port */
+  const char *host;  /* view: --host, NULL when not given */
+  const char *model; /* view: --model, NULL when not given */
+  long port;         /* view: --port */
   int quiet;
   const char **scripts;
   int n_scripts;
@@ -216,8 +224,8 @@ static int parse_options(int argc, char **argv, int first, config *c) {
       snprintf(name, sizeof name, "%s", arg);
     }
 #define IS(opt) (strcmp(name, opt) == 0)
-    if (!(IS("--frames") || IS("--dt") || IS("--scene") || IS("--budget") || IS("--memory-limit") ||
-          (c->cmd == CMD_RUN && (IS("--out") || IS("--svg") || IS("--view"))) ||
+    if (!(IS("--frames") || IS("--dt") || IS("--scene") || IS("--model") || IS("--budget") ||
+          IS("--memory-limit") || (c->cmd == CMD_RUN && (IS("--out") || IS("--svg") || IS("--view"))) ||
           (c->cmd != CMD_RUN && IS("--debounce")) || (c->cmd == CMD_VIEW && (IS("--port") || IS("--host")))))
       return usage_error("unknown option '%s' for '%s' (see 'ikrig %s --help')", arg, cmd, cmd);
     if (!value) {
@@ -247,6 +255,9 @@ static int parse_options(int argc, char **argv, int first, config *c) {
     } else if (IS("--port")) {
       if (parse_long(value, 0, 65535, &c->port) != 0)
         return usage_error("--port: a port number in [0, 65535] expected, got '%s'", value);
+    } else if (IS("--model")) {
+      if (!*value) return usage_error("--model: a .glb, .gltf or .vrm file expected");
+      c->model = value;
     } else if (IS("--host")) {
       if (!*value) return usage_error("--host: an address expected");
       c->host = value;
@@ -260,6 +271,8 @@ static int parse_options(int argc, char **argv, int first, config *c) {
     }
 #undef IS
   }
+  if (c->model && c->scene)
+    return usage_error("--model and --scene: --model is its own scene (ik.demo.model)");
   for (i = 0; i < c->n_scripts; i++) {
     struct stat st;
     int j;
@@ -458,10 +471,41 @@ static int view_frames(const config *c, ikrig_runtime *rt, lua_State *L) {
   vo.port = (int)c->port;
   vo.dt = c->dt;
   vo.frames = c->frames;
+  vo.model = c->model;
   status = ikrig_view_run(rt, L, &vo, &stop_requested);
   if (!c->quiet) print_summary(stdout, rt, 0);
   return status;
 #endif
+}
+
+/* --model: the scene ik.demo.model, given the file once it has checked it (a file that
+ * cannot be imported, has no skin or no humanoid bones is bad usage: 2). */
+static int use_model(lua_State *L, config *c) {
+  int ok;
+  lua_getglobal(L, "require");
+  lua_pushstring(L, MODEL_SCENE);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    fprintf(stderr, "ikrig: %s\n", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    return 1;
+  }
+  lua_getfield(L, -1, "check");
+  lua_pushstring(L, c->model);
+  if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+    fprintf(stderr, "ikrig: --model %s: %s\n", c->model, lua_tostring(L, -1));
+    lua_pop(L, 2);
+    return 1;
+  }
+  ok = lua_toboolean(L, -2);
+  if (!ok) fprintf(stderr, "ikrig: --model %s: %s\n", c->model, lua_tostring(L, -1));
+  lua_pop(L, 2);
+  if (ok) {
+    lua_pushstring(L, c->model);
+    lua_setfield(L, -2, "file");
+    c->scene = MODEL_SCENE;
+  }
+  lua_pop(L, 1);
+  return !ok;
 }
 
 static int run_command(config *c) {
@@ -481,6 +525,10 @@ static int run_command(config *c) {
             IKRIG_LUA_PATH_ENV);
     ikrig_closestate(L);
     return 1;
+  }
+  if (c->model && use_model(L, c) != 0) {
+    ikrig_closestate(L);
+    return 2;
   }
   ikrig_options_init(&opt);
   if (c->scene) opt.scene = c->scene;

@@ -12,7 +12,10 @@
  *
  * Messages to the page (text frames, JSON):
  *   {"type":"scene", "name":..., "transforms":[{"owner","name","parent","role","trail"}],
- *    "ground":{"vertices":[x,y,z,...],"triangles":[i,j,k,...]} | null}
+ *    "ground":{"vertices":[x,y,z,...],"triangles":[i,j,k,...]} | null,
+ *    "model":{"skeleton":name,"url":u} | null}       the skinned mesh drawn for a skeleton:
+ *                                                     the --model file (at /model) or the
+ *                                                     scene's view_model asset
  *                                                     on connecting, and when the set of
  *                                                     transforms changes
  *   {"type":"scripts", "scripts":[{"path","status","error"}]}
@@ -98,6 +101,13 @@ static const char WRAPPER[] =
     "  return true\n"
     "end\n"
     "function view.release(name) view.pins[name] = nil end\n"
+    /* the skinned mesh the page draws for a skeleton: the skeleton's name, and a file among
+     * the page's own (nil: the host's --model, or none) */
+    "function view.model()\n"
+    "  local m = view.scene and view.scene.view_model\n"
+    "  if type(m) ~= 'table' or type(m.skeleton) ~= 'string' then return nil end\n"
+    "  return m.skeleton, type(m.asset) == 'string' and m.asset or nil\n"
+    "end\n"
     /* the ground as triangles: the scene's own `ground_mesh` ({vertices, triangles}), or the
      * built-in demo's terrain; nil: the host samples heights */
     "function view.ground_mesh()\n"
@@ -266,6 +276,7 @@ struct server {
   const char *host; /* --host, or NULL */
   int port;
   char three_dir[1100];
+  const char *model;    /* --model: the one file served at /model, or NULL */
   pthread_mutex_t lock; /* everything below */
   client *clients[MAX_CLIENTS];
   int n_clients;
@@ -599,11 +610,8 @@ static void ws_close(const struct mg_connection *conn, void *ud) {
   mg_set_user_connection_data(conn, &s->reserved); /* still reserved: end_request frees it */
 }
 
-/* /three/...: three.js, from the page's node_modules. */
-static int three_handler(struct mg_connection *conn, void *ud) {
-  server *s = (server *)ud;
-  const struct mg_request_info *ri = mg_get_request_info(conn);
-  const char *rest = ri->local_uri + strlen("/three/");
+/* The file `rest` (letters, digits, "/._-", no "..") under dir. */
+static int serve_under(struct mg_connection *conn, const char *dir, const char *rest) {
   char path[2300];
   size_t i;
   if (strstr(rest, "..") || strchr(rest, '\\')) {
@@ -616,11 +624,36 @@ static int three_handler(struct mg_connection *conn, void *ud) {
       mg_send_http_error(conn, 400, "%s", "bad path");
       return 400;
     }
-  if ((size_t)snprintf(path, sizeof path, "%s/%s", s->three_dir, rest) >= sizeof path) {
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rest) >= sizeof path) {
     mg_send_http_error(conn, 414, "%s", "path too long");
     return 414;
   }
   mg_send_file(conn, path);
+  return 200;
+}
+
+/* /three/...: three.js, from the page's node_modules. */
+static int three_handler(struct mg_connection *conn, void *ud) {
+  server *s = (server *)ud;
+  return serve_under(conn, s->three_dir, mg_get_request_info(conn)->local_uri + strlen("/three/"));
+}
+
+/* /three-vrm/...: three-vrm, beside three.js in the page's node_modules. */
+static int three_vrm_handler(struct mg_connection *conn, void *ud) {
+  server *s = (server *)ud;
+  char dir[1200];
+  snprintf(dir, sizeof dir, "%s/../@pixiv/three-vrm", s->three_dir);
+  return serve_under(conn, dir, mg_get_request_info(conn)->local_uri + strlen("/three-vrm/"));
+}
+
+/* /model: the --model file, read-only; nothing of the request names a file. */
+static int model_handler(struct mg_connection *conn, void *ud) {
+  server *s = (server *)ud;
+  if (!s->model || strcmp(mg_get_request_info(conn)->local_uri, "/model") != 0) {
+    mg_send_http_error(conn, 404, "%s", "not found");
+    return 404;
+  }
+  mg_send_mime_file(conn, s->model, "application/octet-stream");
   return 200;
 }
 
@@ -804,7 +837,33 @@ static char *ground_json(ikrig_runtime *rt, lua_State *L, const ikrig_pose *p) {
   return out;
 }
 
-static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *ground) {
+/* The skinned mesh to draw: {"skeleton","url"} (the --model file, or the scene's asset,
+ * a plain name among the page's files), or NULL. */
+static cJSON *model_json(lua_State *L, const char *model_file) {
+  cJSON *m = NULL;
+  if (push_view_fn(L, "model")) {
+    if (lua_pcall(L, 0, 2, 0) == LUA_OK) {
+      const char *skeleton = lua_tostring(L, -2), *asset = lua_tostring(L, -1);
+      size_t i, ok = asset && *asset && !strstr(asset, "..");
+      for (i = 0; ok && asset[i]; i++)
+        ok = (asset[i] >= 'a' && asset[i] <= 'z') || (asset[i] >= 'A' && asset[i] <= 'Z') ||
+             (asset[i] >= '0' && asset[i] <= '9') || strchr("._-", asset[i]);
+      if (skeleton && (model_file || ok) && (m = cJSON_CreateObject()) != NULL) {
+        char url[300];
+        snprintf(url, sizeof url, "/%s", model_file ? "model" : asset);
+        cJSON_AddStringToObject(m, "skeleton", skeleton);
+        cJSON_AddStringToObject(m, "url", url);
+      }
+      lua_pop(L, 2);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  return m;
+}
+
+static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *ground, lua_State *L,
+                           const char *model_file) {
   cJSON *m = cJSON_CreateObject(), *ts;
   char *text, *out;
   size_t n;
@@ -826,6 +885,13 @@ static char *scene_message(ikrig_runtime *rt, const ikrig_pose *p, const char *g
     cJSON_AddStringToObject(o, "role", t->role >= 0 && t->role <= 3 ? roles[t->role] : "node");
     cJSON_AddBoolToObject(o, "trail", t->trail);
     cJSON_AddItemToArray(ts, o);
+  }
+  {
+    cJSON *model = model_json(L, model_file);
+    if (model)
+      cJSON_AddItemToObject(m, "model", model);
+    else
+      cJSON_AddNullToObject(m, "model");
   }
   text = cJSON_PrintUnformatted(m);
   cJSON_Delete(m);
@@ -982,6 +1048,7 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   pthread_mutex_init(&s.lock, NULL);
   pthread_cond_init(&s.guard_wake, NULL);
   s.host = opt->host;
+  s.model = opt->model;
   view_dirs(dir, sizeof dir, s.three_dir, sizeof s.three_dir);
   if (strchr(host, ':'))
     snprintf(ports, sizeof ports, "[%s]:%d", host, opt->port);
@@ -1022,6 +1089,8 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
   guard_started = pthread_create(&s.guard, NULL, guard_main, &s) == 0;
   mg_set_websocket_handler(s.ctx, "/ws", ws_connect, ws_ready, ws_data, ws_close, &s);
   mg_set_request_handler(s.ctx, "/three/", three_handler, &s);
+  mg_set_request_handler(s.ctx, "/three-vrm/", three_vrm_handler, &s);
+  mg_set_request_handler(s.ctx, "/model", model_handler, &s);
   {
     FILE *probe;
     char idx[1200];
@@ -1070,7 +1139,7 @@ int ikrig_view_run(ikrig_runtime *rt, lua_State *L, const ikrig_view_options *op
     }
     if (!ground) ground = ground_json(rt, L, p);
     if (!have_scene || pose_signature(p) != sig) {
-      char *scene = scene_message(rt, p, ground);
+      char *scene = scene_message(rt, p, ground, L, opt->model);
       publish(&s, SCENE, scene);
       free(scene);
       sig = pose_signature(p);

@@ -41,8 +41,10 @@ if(IKRIG_NPM)
 else()
   message(WARNING "npm not found (Debian: npm): 'ikrig view' serves its page without three.js")
 endif()
-# Installed: the page and the parts of three.js it loads (index.html's import map).
+# Installed: the page, the demo's skinned humanoid and the parts of three.js and
+# three-vrm it loads (index.html's import map).
 install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/view/index.html ${CMAKE_CURRENT_SOURCE_DIR}/view/main.js
+              ${CMAKE_CURRENT_SOURCE_DIR}/view/humanoid.glb
         DESTINATION ${CMAKE_INSTALL_DATADIR}/ikrig/view)
 set(ikrig_three_dest ${CMAKE_INSTALL_DATADIR}/ikrig/view/node_modules/three)
 install(FILES ${ikrig_view_build}/node_modules/three/LICENSE DESTINATION ${ikrig_three_dest} OPTIONAL)
@@ -50,3 +52,11 @@ install(FILES ${ikrig_view_build}/node_modules/three/build/three.module.js DESTI
         OPTIONAL)
 install(FILES ${ikrig_view_build}/node_modules/three/examples/jsm/controls/OrbitControls.js
         DESTINATION ${ikrig_three_dest}/examples/jsm/controls OPTIONAL)
+install(FILES ${ikrig_view_build}/node_modules/three/examples/jsm/loaders/GLTFLoader.js
+        DESTINATION ${ikrig_three_dest}/examples/jsm/loaders OPTIONAL)
+install(FILES ${ikrig_view_build}/node_modules/three/examples/jsm/utils/BufferGeometryUtils.js
+        DESTINATION ${ikrig_three_dest}/examples/jsm/utils OPTIONAL)
+set(ikrig_vrm_dest ${CMAKE_INSTALL_DATADIR}/ikrig/view/node_modules/@pixiv/three-vrm)
+install(FILES ${ikrig_view_build}/node_modules/@pixiv/three-vrm/LICENSE DESTINATION ${ikrig_vrm_dest} OPTIONAL)
+install(FILES ${ikrig_view_build}/node_modules/@pixiv/three-vrm/lib/three-vrm.module.js
+        DESTINATION ${ikrig_vrm_dest}/lib OPTIONAL)

@@ -18,10 +18,11 @@
 #define IKRIG_VIEW_DIR_ENV "IKRIG_VIEW_DIR"
 
 typedef struct ikrig_view_options {
-  const char *host; /* NULL: 127.0.0.1, and only loopback peers are let in */
-  int port;         /* 0: any free one */
-  double dt;        /* seconds per frame */
-  long frames;      /* stop after this many frames, 0: run until stopped */
+  const char *host;  /* NULL: 127.0.0.1, and only loopback peers are let in */
+  int port;          /* 0: any free one */
+  double dt;         /* seconds per frame */
+  long frames;       /* stop after this many frames, 0: run until stopped */
+  const char *model; /* a glTF/GLB/VRM file the page loads from /model (NULL: none); only it */
 } ikrig_view_options;
 
 /* Registers, in L's package.preload, a scene module wrapping `scene` (NULL: the built-in

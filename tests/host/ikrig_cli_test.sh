@@ -107,6 +107,24 @@ expect_usage_error "a directory as script" run "$tmp"
 printf 'function update(dt) end\n' >"$tmp/idle.lua"
 expect_usage_error "a script given twice" run "$tmp/idle.lua" "$tmp/idle.lua"
 
+# ---- --model: a bad file is bad usage, a good one runs its humanoid rig ----
+expect_usage_error "a missing model" view --model "$tmp/no_such_model.glb" --frames 1
+if contains "$tmp/err" "ikrig: --model $tmp/no_such_model.glb: cannot open"; then ok; else fail "missing model: $(cat "$tmp/err")"; fi
+printf 'not glTF at all\n' >"$tmp/text.glb"
+expect_usage_error "a model that is not glTF" view --model "$tmp/text.glb" --frames 1
+if contains "$tmp/err" "--model $tmp/text.glb: JSON: syntax error at line 1"; then ok; else fail "not glTF: $(cat "$tmp/err")"; fi
+printf '{"asset":{"version":"2.0"},"nodes":[{"name":"Hips"}]}\n' >"$tmp/noskin.gltf"
+expect_usage_error "a model without a skin" view --model "$tmp/noskin.gltf" --frames 1
+if contains "$tmp/err" "--model $tmp/noskin.gltf: the file has no skin"; then ok; else fail "no skin: $(cat "$tmp/err")"; fi
+expect_usage_error "--model and --scene" view --model tests/data/characters/vrm1_tpose.vrm --scene ik.demo.scene
+expect_usage_error "--model without its file" view --model
+for f in vrm0_tpose.vrm blender_tpose.glb; do
+  run run --model "tests/data/characters/$f" --frames 120
+  if [ "$rc" -eq 0 ] && contains "$tmp/out" "model_rig.lua: 120 frames, reached 100.0% of 480 chain solves"; then ok; else
+    fail "run --model $f: exit $rc $(cat "$tmp/out" "$tmp/err")"
+  fi
+done
+
 # ---- the schema of the JSON lines ----
 cat >"$tmp/check_jsonl.py" <<'EOF'
 import json, math, sys

@@ -21,6 +21,71 @@ function check(name, ok, detail) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+// A column-major 4x4's translation.
+const at = (m) => [m[12], m[13], m[14]];
+
+// The pixels around a transform (by key) on the page, 60 px each way: [r, g, b, ...].
+function pixelsAround(page, key) {
+  return page.evaluate((k) => {
+    const c = document.querySelector('#view canvas'), r = c.getBoundingClientRect(), s = window.ikrig.screenOf(k);
+    const d = document.createElement('canvas');
+    d.width = Math.round(r.width); d.height = Math.round(r.height);
+    const g = d.getContext('2d');
+    g.drawImage(c, 0, 0, d.width, d.height);
+    const x0 = Math.max(0, Math.round(s.x - r.left) - 60), y0 = Math.max(0, Math.round(s.y - r.top) - 60);
+    return Array.from(g.getImageData(x0, y0, 120, 120).data);
+  }, key);
+}
+// Pixels that differ between two captures, and those of a capture unlike the background.
+function differing(a, b) {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 30) n++;
+  return n;
+}
+
+// Drags the node `name` on the page by (dx, dy) px per step, 10 steps.
+async function drag(page, name, dx, dy) {
+  const from = await page.evaluate((k) => window.ikrig.screenOf(k), name);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) { await page.mouse.move(from.x + dx * i, from.y + dy * i); await sleep(15); }
+  await page.mouse.up();
+}
+
+// The model's skinned mesh, paused: drawn where the skeleton is (pixels that change when
+// it is hidden), and a drag of `target` moves the node of `bone` with the solved bone.
+async function skinnedChecks(page, what, owner, bone, target, [dx, dy]) {
+  const key = `${owner}.${bone}`;
+  await page.click('#pause');
+  await within(page, 1000, () => window.ikrig.paused);
+  await sleep(200);
+  const shown = await pixelsAround(page, key);
+  await page.evaluate(() => window.ikrig.setSkin(false));
+  await sleep(200);
+  const sticks = await pixelsAround(page, key);
+  await page.evaluate(() => window.ikrig.setSkin(true));
+  await sleep(200);
+  const again = await pixelsAround(page, key);
+  const changed = differing(shown, sticks);
+  check(`${what}: the mesh is drawn where the skeleton is (${changed} of 14400 pixels change when it is hidden)`,
+        changed > 150 && differing(shown, again) < changed / 10, `${changed}, ${differing(shown, again)} after showing it again`);
+  await page.click('#pause');
+  await within(page, 1000, () => !window.ikrig.paused);
+  const before = await page.evaluate((b) => window.ikrig.modelMatrix(b), bone);
+  await drag(page, target, dx, dy);
+  const follows = await within(page, 1500, ([k, b, t]) => {
+    const p = window.ikrig.positions, m = window.ikrig.modelMatrix(b);
+    const solved = p[k], tgt = p[t];
+    if (!m || !solved || !tgt) return null;
+    const node = [m[12], m[13], m[14]];
+    const d = Math.hypot(solved[0] - tgt[0], solved[1] - tgt[1], solved[2] - tgt[2]);
+    const e = Math.hypot(node[0] - solved[0], node[1] - solved[1], node[2] - solved[2]);
+    return d < 0.03 && e < 1e-4 ? { node, solved, d, e } : null;
+  }, [key, bone, target]);
+  check(`${what}: dragging ${target} moves the mesh's ${bone} with the solved bone`,
+        follows && before && dist(at(before), follows.node) > 0.05,
+        JSON.stringify({ before: before && at(before), follows }));
+}
 
 // Polls fn (in the page) until it returns a truthy value or ms pass; the value, or null.
 async function within(page, ms, fn, arg) {
@@ -215,6 +280,15 @@ end
     const still = await page.evaluate(() => window.ikrig.positions.reach_target);
     check('the dragged target stays where it was dropped', dist(pinned, still) < 1e-6);
 
+    // ---- the demo's humanoid, skinned ----
+    const demoModel = await within(page, 5000, () => window.ikrig.model && window.ikrig.model.driven > 0 && window.ikrig.model);
+    check('the demo humanoid is a skinned mesh, its 23 bones bound and following the solve',
+          demoModel && demoModel.url === '/humanoid.glb' && demoModel.skeleton === 'humanoid' && demoModel.skinnedMeshes === 1 &&
+          demoModel.bones === 23 && demoModel.boundDriven === 23, JSON.stringify(demoModel));
+    await skinnedChecks(page, 'the demo', 'humanoid', 'r_hand', 'reach_target', [4, 4]); // back where it was
+    check('the walker stays sticks', await page.evaluate(() => window.ikrig.scene.transforms.some((t) => t.owner === 'walker') &&
+          window.ikrig.model.skeleton !== 'walker'));
+
     // ---- editing a script on disk changes what is drawn ----
     const markerX = () => within(page, 3000, () => window.ikrig.positions.marker && window.ikrig.positions.marker[0]);
     check('the marker script draws its node', Math.abs((await markerX()) - 0.25) < 1e-9);
@@ -289,6 +363,32 @@ end
     check('the server survives them: still running, the page still gets frames, HTTP still answers',
           view.proc.exitCode === null && after50 - before50 > 20 && (await get('127.0.0.1', view.port)) === 200,
           `exit ${view.proc.exitCode}, ${after50 - before50} frames`);
+
+    // ---- --model: a VRM test character and a GLB one, skinned and driven ----
+    for (const [file, vrm] of [['vrm0_tpose.vrm', true], ['blender_tpose.glb', false]]) {
+      const modelFile = path.join(ROOT, 'tests/data/characters', file);
+      const mv = await startView(ikrig, ['--model', modelFile, '--port', '0']);
+      const mp = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+      const errs = [];
+      mp.on('pageerror', (e) => errs.push(String(e)));
+      try {
+        await mp.goto(mv.url);
+        const m = await within(mp, 8000, () => window.ikrig.model && window.ikrig.model.driven > 0 && window.ikrig.model);
+        check(`--model ${file}: one skinned mesh, every bone of its skin bound and following the solve`,
+              m && m.url === '/model' && m.skeleton === 'model' && m.vrm === vrm && m.skinnedMeshes === 1 && m.bones > 20 &&
+              m.boundDriven === m.bones, JSON.stringify(m));
+        await skinnedChecks(mp, `--model ${file}`, 'model', 'RightHand', 'right_hand_target', [-5, -4]);
+        const served = await mp.evaluate(async () => (await (await fetch('/model')).arrayBuffer()).byteLength);
+        const others = [];
+        for (const p of ['/model/x', `/${file}`, '/model.glb', '/tests/data/characters/' + file]) others.push(await get('127.0.0.1', mv.port, undefined, p));
+        check(`--model ${file}: the file is served at /model, nothing else of it (${others.join(' ')})`,
+              served === fs.statSync(modelFile).size && others.every((c) => c === 404), `${served} ${others}`);
+        check(`--model ${file}: no errors in the page`, errs.length === 0, errs.join('; '));
+      } finally {
+        await mp.close();
+        await stopView(mv);
+      }
+    }
 
     // ---- ikrig restarts: the page reconnects by itself ----
     const port = view.port;

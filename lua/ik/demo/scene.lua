@@ -34,6 +34,10 @@
 --   output and sums them up per script. Given the `ik.chain`, its
 --   `constraint_shapes()` go into the output too (the live view draws them).
 --
+-- Optional, for the live view: `view_model = { skeleton =, asset = }`, a skinned mesh
+-- (a glTF file among the page's own files) the view draws for that skeleton, its bones
+-- following the skeleton's by name.
+--
 -- This scene also has `time` (seconds advanced so far), `walked` (metres along the
 -- robot's loop) and `params`, what its rig scripts need to know about the bodies:
 -- `params.humanoid.foot_offset` (ankle above sole), `params.walker.body_height`,
@@ -239,6 +243,8 @@ function M.new()
     targets = { "reach_target", "look_target" },
     poles = { "elbow_pole", "knee_pole" },
     trails = { "humanoid.r_hand" },
+    -- the live view draws the humanoid as this skinned mesh (scripts/gen_demo_humanoid.py)
+    view_model = { skeleton = "humanoid", asset = "humanoid.glb" },
     time = 0,
     walked = START_S, -- metres along the walker's loop
     params = {

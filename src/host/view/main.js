@@ -2,6 +2,8 @@
 // sends drags, pause, step and speed back. Messages: see src/host/ikrig_view.c.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { VRMLoaderPlugin } from '@pixiv/three-vrm';
 
 const $ = (id) => document.getElementById(id);
 
@@ -116,8 +118,105 @@ function buildScene(msg) {
   world = { group, transforms: msg.transforms, meshes, bones, pairs, trails, draggable };
   state.scene = msg;
   $('title').textContent = `ikrig view · ${msg.name}`;
+  if (msg.model) loadModel(msg.model); else dropModel();
   return first;
 }
+
+// ---- the skinned mesh of a skeleton (the scene's "model": a glTF, GLB or VRM file) ----
+// Each of its nodes that the skeleton has a bone of (by the importer's names) takes the
+// bone's solved world position and rotation, with its own rest world scale; the nodes
+// between them keep their rest transform relative to their parents.
+let skin = null; // { url, skeleton, root, nodes: [{ object, name, scale }], meshes, error }
+state.showSkin = true;
+state.model = null;
+
+// The importer's node names (src/scene/ik_gltf.c): the file's, made unique.
+function importerNames(json) {
+  const taken = new Set();
+  return (json.nodes || []).map((n, i) => {
+    const raw = typeof n.name === 'string' && n.name !== '' ? n.name : null;
+    for (let attempt = 0; ; attempt++) {
+      const c = attempt === 0 ? (raw || `node${i}`) : attempt === 1 ? `${raw || 'node'}#${i}` : `${raw || 'node'}#${i}.${attempt}`;
+      if (!taken.has(c)) { taken.add(c); return c; }
+    }
+  });
+}
+
+function dropModel() {
+  if (skin && skin.root) scene3.remove(skin.root);
+  skin = null;
+  state.model = null;
+}
+
+function loadModel(desc) {
+  if (skin && skin.url === desc.url && skin.skeleton === desc.skeleton) return;
+  dropModel();
+  const entry = { url: desc.url, skeleton: desc.skeleton, root: null, nodes: [], meshes: [], error: null };
+  skin = entry;
+  state.model = { url: desc.url, skeleton: desc.skeleton, loaded: false, error: null };
+  const loader = new GLTFLoader();
+  loader.register((parser) => new VRMLoaderPlugin(parser));
+  loader.load(desc.url, (gltf) => {
+    if (skin !== entry) return;
+    const root = gltf.scene, names = importerNames(gltf.parser.json), at = new THREE.Vector3(), turn = new THREE.Quaternion();
+    root.updateMatrixWorld(true);
+    root.traverse((o) => {
+      if (o === root) return;
+      const a = gltf.parser.associations.get(o), scale = new THREE.Vector3();
+      o.matrixWorld.decompose(at, turn, scale);
+      entry.nodes.push({ object: o, name: a && a.nodes !== undefined ? names[a.nodes] : null, scale });
+      if (o.isSkinnedMesh) { o.frustumCulled = false; entry.meshes.push(o); }
+    });
+    entry.root = root;
+    root.visible = state.showSkin;
+    scene3.add(root);
+    state.model = { url: desc.url, skeleton: desc.skeleton, loaded: true, error: null, vrm: !!gltf.userData.vrm,
+                    skinnedMeshes: entry.meshes.length, bones: entry.meshes.reduce((n, m) => n + m.skeleton.bones.length, 0),
+                    driven: 0 };
+  }, undefined, (e) => {
+    if (skin !== entry) return;
+    entry.error = String(e && e.message || e);
+    state.model.error = entry.error;
+    toast(`the model did not load: ${entry.error}`);
+  });
+}
+
+const worldOf = new THREE.Matrix4(), parentInverse = new THREE.Matrix4();
+const solvedAt = new THREE.Vector3(), solvedTurn = new THREE.Quaternion();
+function poseModel(pose) {
+  if (!skin || !skin.root) return;
+  const bones = pose.skeletons && pose.skeletons[skin.skeleton];
+  if (!bones) return;
+  const driven = new Set();
+  for (const n of skin.nodes) { // parents first
+    const o = n.object, v = n.name !== null ? bones[n.name] : null;
+    if (v) {
+      worldOf.compose(solvedAt.set(v[0], v[1], v[2]), solvedTurn.set(v[3], v[4], v[5], v[6]), n.scale);
+      parentInverse.copy(o.parent.matrixWorld).invert();
+      o.matrix.multiplyMatrices(parentInverse, worldOf);
+      o.matrix.decompose(o.position, o.quaternion, o.scale);
+      driven.add(o);
+    } else {
+      o.updateMatrix();
+    }
+    o.matrixWorld.multiplyMatrices(o.parent.matrixWorld, o.matrix);
+  }
+  // how many nodes follow the solve, and how many of the skins' bones are among them
+  state.model.driven = driven.size;
+  state.model.boundDriven = skin.meshes.reduce((k, m) => k + m.skeleton.bones.filter((b) => driven.has(b)).length, 0);
+}
+
+function skinShown() { return !!(skin && skin.root && state.showSkin); }
+state.setSkin = (on) => {
+  state.showSkin = on;
+  if (skin && skin.root) skin.root.visible = on;
+  $('skin').textContent = on ? 'sticks' : 'skin';
+};
+// For the tests: a node's world matrix in the model, by the importer's name.
+state.modelMatrix = (name) => {
+  const n = skin && skin.nodes.find((x) => x.name === name);
+  return n ? n.object.matrixWorld.toArray() : null;
+};
 
 function frameCamera(pose) {
   const box = new THREE.Box3();
@@ -140,13 +239,17 @@ function applyFrame(msg) {
     m.quaternion.set(v[3], v[4], v[5], v[6]);
     state.positions[keyOf(t)] = [v[0], v[1], v[2]];
   });
+  poseModel(pose);
+  // a skeleton drawn skinned: no sticks (its segments collapse, its joints hide)
+  const skinned = skinShown() ? skin.skeleton : null;
   const bp = world.bones.geometry.attributes.position;
   world.pairs.forEach(([i, p], k) => {
-    const a = world.meshes[i].position, b = world.meshes[p].position;
+    const a = world.meshes[i].position, b = tr[i].owner === skinned ? a : world.meshes[p].position;
     bp.setXYZ(2 * k, a.x, a.y, a.z);
     bp.setXYZ(2 * k + 1, b.x, b.y, b.z);
   });
   bp.needsUpdate = true;
+  tr.forEach((t, i) => { if (t.role === 'bone') world.meshes[i].visible = t.owner !== skinned; });
   if (msg.updated) {
     for (const tr of world.trails) {
       const p = world.meshes[tr.index].position, a = tr.line.geometry.attributes.position;
@@ -326,6 +429,7 @@ connect();
 // ---- controls ----
 $('pause').onclick = () => send({ type: 'pause', paused: !state.paused });
 $('step').onclick = () => send({ type: 'step' });
+$('skin').onclick = () => state.setSkin(!state.showSkin);
 $('speed').oninput = (e) => {
   const v = Number(e.target.value);
   $('speedval').textContent = `${v.toFixed(1)}×`;
