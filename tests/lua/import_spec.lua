@@ -82,7 +82,7 @@ describe("ik.import", function()
           local z = (at.LeftEye[3] + at.RightEye[3]) / 2 - at.Head[3]
           assert.equal("Head", model.look_offset.bone)
           assert(h.vec_near(model.look_offset.offset, { 0, (at.LeftEye[2] + at.RightEye[2]) / 2 - at.Head[2],
-                                                        z + (z > 0 and 0.01 or -0.01) }, 1e-9))
+                                                        z + (z > 0 and 0.01 or -0.01) }, TOL))
         else
           assert.is_nil(model.vrm)
           assert.is_nil(model.look_offset)
