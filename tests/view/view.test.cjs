@@ -390,6 +390,25 @@ end
       }
     }
 
+    // ---- --model with a .gltf whose buffer is a file of its own: sticks, and why ----
+    {
+      const mv = await startView(ikrig, ['--model', path.join(ROOT, 'tests/data/characters/mixamo_tpose.gltf'), '--port', '0']);
+      const mp = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+      try {
+        await mp.goto(mv.url);
+        const m = await within(mp, 8000, () => window.ikrig.model && window.ikrig.model.error && window.ikrig.frames > 5 && {
+          error: window.ikrig.model.error, toast: document.getElementById('toast').textContent,
+          button: document.getElementById('skin').style.display, joints: window.ikrig.scene.transforms.filter((t) => t.owner === 'model').length,
+        });
+        check('--model mixamo_tpose.gltf (its buffer a file of its own): the page says the mesh did not load and draws sticks',
+              m && /Failed to load buffer "mixamo_tpose\.bin"/.test(m.error) && /the model did not load/.test(m.toast) &&
+              m.button === 'none' && m.joints > 20, JSON.stringify(m));
+      } finally {
+        await mp.close();
+        await stopView(mv);
+      }
+    }
+
     // ---- ikrig restarts: the page reconnects by itself ----
     const port = view.port;
     await stopView(view);

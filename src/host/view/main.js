@@ -119,6 +119,7 @@ function buildScene(msg) {
   state.scene = msg;
   $('title').textContent = `ikrig view · ${msg.name}`;
   if (msg.model) loadModel(msg.model); else dropModel();
+  $('skin').style.display = msg.model ? '' : 'none';
   return first;
 }
 
@@ -177,6 +178,7 @@ function loadModel(desc) {
     if (skin !== entry) return;
     entry.error = String(e && e.message || e);
     state.model.error = entry.error;
+    $('skin').style.display = 'none'; // the sticks stay
     toast(`the model did not load: ${entry.error}`);
   });
 }
