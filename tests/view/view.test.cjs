@@ -184,7 +184,9 @@ end
   try {
     // ---- the page loads, frames arrive, the canvas is not blank ----
     await page.goto(view.url);
-    const started = await within(page, 10000, () => window.ikrig && window.ikrig.frames > 10 && window.ikrig.frames);
+    // frames arriving, and the demo's skinned humanoid loaded (its shaders compiled), so the rate below is steady
+    const started = await within(page, 10000, () => window.ikrig && window.ikrig.frames > 10 && window.ikrig.model &&
+                                 (window.ikrig.model.driven > 0 || window.ikrig.model.error) && window.ikrig.frames);
     check('page loads and frames arrive', started, pageErrors.join('; '));
     const f1 = await page.evaluate(() => window.ikrig.frames);
     await sleep(500);
