@@ -6,6 +6,7 @@
  *   ik_fabrik.h     FABRIK                 ik_ccd.h     cyclic coordinate descent
  *   ik_dls.h        damped least squares   ik_two_bone.h  analytic two-bone
  *   ik_pole.h       pole targets           ik_rotations.h solved points to rotations
+ *   ik_tree.h       FABRIK on a tree of chains, several end effectors
  *   ik_batch.h      many jobs at once, over SIMD lanes (over threads: the scene's ik_pool.h)
  */
 #ifndef IK_H
@@ -19,6 +20,7 @@
 #include "ik_math.h"
 #include "ik_pole.h"
 #include "ik_rotations.h"
+#include "ik_tree.h"
 #include "ik_two_bone.h"
 
 #define IK_VERSION_MAJOR 0

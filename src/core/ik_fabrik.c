@@ -99,6 +99,14 @@ static void backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 roo
   }
 }
 
+void ik__fabrik_forward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 target, ik_vec3 root_dir) {
+  forward_pass(p, len, count, target, root_dir);
+}
+
+void ik__fabrik_backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 root_ws, ik_vec3 root_dir) {
+  backward_pass(p, len, count, root_ws, root_dir);
+}
+
 int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s) {
   ik__prepare_lengths(&job->chain);
   return ik__fabrik_begin_measured(job, s, ik__total_length(&job->chain)) != 0;

@@ -72,6 +72,13 @@ int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
  * iteration budget is spent. */
 ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s);
 
+/* The sweep's two passes on bare positions, for the tree solver (ik_tree.c), which runs
+ * them branch by branch: tip to root (tip on target, each joint pulled to its length
+ * from the next), and root to tip without constraints (root on root_ws, each joint
+ * pulled out). root_dir stands in for a bone with no direction, as in a sweep. */
+void ik__fabrik_forward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 target, ik_vec3 root_dir);
+void ik__fabrik_backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 root_ws, ik_vec3 root_dir);
+
 /* ik_fabrik_run after ik_fabrik_validate has passed the job. */
 void ik__fabrik_run_valid(ik_fabrik_job *job);
 
