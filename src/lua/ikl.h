@@ -9,6 +9,7 @@
  *   ikl_vec3.c       ik.vec3              ikl_quat.c        ik.quat
  *   ikl_pole.c       ik.pole              ikl_constraint.c  ik.cone, ik.hinge
  *   ikl_chain.c      ik.chain             ikl_xform.c       the transform contract (ikl_xform.h)
+ *   ikl_tree.c       ik.tree
  *   ikl_batch.c      ik.batch             ikl_skeleton.c    ik.skeleton, ik.bone
  *   ikl_node.c       ik.node              ikl_ground.c      ik.ground
  *   ikl_foot.c       ik.foot, ik.pelvis   ikl_watch.c       ik.watch
@@ -41,12 +42,18 @@ typedef struct ikl_constraint {
   ik_constraint c;
 } ikl_constraint;
 
+/* The most work one solve call may do: IKL_SOLVE_WORK joint moves, and never more than
+ * IKL_MAX_ITERATIONS sweeps (ik.chain's and ik.tree's iteration caps). */
+#define IKL_MAX_ITERATIONS 10000
+#define IKL_SOLVE_WORK (1L << 20)
+
 /* ---- type openers (each leaves the module table where it found it) ---- */
 void ikl_open_vec3(lua_State *L);
 void ikl_open_quat(lua_State *L);
 void ikl_open_pole(lua_State *L);
 void ikl_open_constraint(lua_State *L);
 void ikl_open_chain(lua_State *L);
+void ikl_open_tree(lua_State *L);  /* ik.tree (ikl_tree.c) */
 void ikl_open_batch(lua_State *L); /* ik.batch (ikl_batch.c) */
 void ikl_open_skeleton(lua_State *L);
 void ikl_open_node(lua_State *L);

@@ -248,8 +248,6 @@ static lua_Number check_field_number(lua_State *L, int v, const char *field, con
 /* Most iterations a solve of c with `solver` may run: IKL_SOLVE_WORK joint moves in
  * all (a CCD sweep moves every joint after each joint it turns), and never more than
  * IKL_MAX_ITERATIONS; 0 when one iteration is already too dear. */
-#define IKL_MAX_ITERATIONS 10000
-#define IKL_SOLVE_WORK (1L << 20)
 static int most_iterations(const ikl_chain *c, int solver) {
   const double per = solver == IK_BONE_CHAIN_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
   const double most = (double)IKL_SOLVE_WORK / per;

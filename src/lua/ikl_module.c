@@ -46,6 +46,7 @@ int luaopen_ik_core(lua_State *L) {
   ikl_open_pole(L);
   ikl_open_constraint(L);
   ikl_open_chain(L);
+  ikl_open_tree(L);
   ikl_open_batch(L);
   ikl_open_crowd_template(L);
   ikl_open_crowd(L);
