@@ -68,7 +68,7 @@ static void set_field(lua_State *L, ik_bone_tree *t, const char *key, int v) {
   } else if (strcmp(key, "tolerance") == 0) {
     const lua_Number n = lua_tonumber(L, v);
     if (lua_type(L, v) != LUA_TNUMBER || !(n >= 0) || !ikl_is_usable(n))
-      ikl_fielderror(L, IKL_TREE, "tolerance", "finite number >= 0", v);
+      ikl_fielderror(L, IKL_TREE, "tolerance", "non-negative number", v);
     t->tolerance = (ik_real)n;
   } else if (strcmp(key, "deterministic") == 0) {
     if (!lua_isboolean(L, v)) ikl_fielderror(L, IKL_TREE, "deterministic", "boolean", v);
@@ -248,7 +248,8 @@ static int tree_weight(lua_State *L) {
 
 /***
  * Solves the tree towards its targets. Targets given here (one per effector, in order;
- * nil keeps one) are set first. Not reaching is no error: see the returns.
+ * nil keeps one; any after the last effector's are ignored) are set first. Not reaching is no error: see the
+ * returns.
  * @function solve
  * @tparam[opt] vec3 ... targets of effectors 1, 2, ...
  * @treturn boolean every effector of non-zero weight within `tolerance` of its target
@@ -263,12 +264,13 @@ static int tree_weight(lua_State *L) {
  */
 static int tree_solve(lua_State *L) {
   ik_bone_tree *t = check_open(L, 1);
-  const int given = lua_gettop(L) - 1;
+  /* Arguments after the last effector's are ignored, as Lua's own functions ignore them. */
+  const int given = lua_gettop(L) - 1 < t->effectors ? lua_gettop(L) - 1 : t->effectors;
   ik_status st;
   int e;
-  if (given > t->effectors)
-    return luaL_error(L, IKL_TREE ": solve takes at most %d targets (one per effector), got %d", t->effectors,
-                      given);
+  /* Every target checked before any is set: a bad one changes nothing. */
+  for (e = 0; e < given; e++)
+    if (!lua_isnil(L, e + 2)) ikl_checkvec3(L, e + 2);
   for (e = 0; e < given; e++)
     if (!lua_isnil(L, e + 2)) ik_bone_tree_set_target(t, e, ikl_checkvec3(L, e + 2));
   lua_settop(L, 1);
@@ -472,7 +474,7 @@ static int tree_pole(lua_State *L) {
 static int tree_set_branch_iterations(lua_State *L) {
   ik_bone_tree *t = check_open(L, 1);
   const int b = check_branch_end(L, t, 2);
-  const lua_Number n = luaL_checknumber(L, 3);
+  const lua_Number n = (lua_Number)ikl_checkreal(L, 3);
   luaL_argcheck(L, n >= 0 && n <= IKL_MAX_ITERATIONS && n == floor(n), 3, "integer in 0..10000 expected");
   t->branch[b].max_iterations = (int)n;
   return 0;

@@ -46,6 +46,18 @@ local function chain_state(c)
   return s
 end
 
+local TREE_POSITIONS = { { 0, 0, 0 }, { 0, 1, 0 }, { 0, 2, 0 }, { 0.5, 2.5, 0 }, { 1, 3, 0 },
+                         { -0.5, 2.5, 0 }, { -1, 3, 0 } }
+local TREE_PARENTS = { 0, 1, 2, 3, 4, 3, 6 }
+local function tree_spec() return { positions = TREE_POSITIONS, parents = TREE_PARENTS } end
+local function tree_state(t)
+  local s = { #t, t.iterations, t.tolerance, t.deterministic }
+  for j = 1, #t do s[#s + 1] = xyz(t:joint(j)) end
+  for j = 2, #t do s[#s + 1] = tostring(t:constraint(j)) end
+  for e = 1, t.effectors do s[#s + 1], s[#s + 2] = xyz(t:target(e)), t:weight(e) end
+  return s
+end
+
 local skeleton_of = setmetatable({}, { __mode = "k" })
 local crowd_of = setmetatable({}, { __mode = "k" }) -- a buffer's crowd, to close it
 local function crowd_template_spec()
@@ -59,6 +71,14 @@ local FIX = {
   pole = {
     make = function() return ik.pole{ position = { 0, 1, 2 }, weight = 0.5 } end,
     state = function(p) return { xyz(p.position), p.weight } end,
+  },
+  tree = {
+    make = function()
+      local t = ik.tree(tree_spec())
+      t:set_constraint(4, ik.cone{ angle = 1 })
+      return t
+    end,
+    state = tree_state,
   },
   point_chain = {
     make = function()
@@ -317,6 +337,33 @@ local ROWS = {
   { "chain:constraint", self = "point_chain", args = { K.index(3) }, good = { 2 } },
   { "chain:constraint_shapes", self = "point_chain", args = {}, good = {} },
   { "chain:close", self = "point_chain", args = {}, good = {} },
+
+  -- trees
+  { "ik.tree", args = { K.spec }, good = { tree_spec() } },
+  { "tree:set_target", self = "tree", args = { K.index(2), K.vec3 }, good = { 1, { 1, 2, 0 } } },
+  { "tree:target", self = "tree", args = { K.index(2), OUTV }, good = { 2, NEW_V } },
+  { "tree:set_weight", self = "tree", args = { K.index(2), K.number }, good = { 1, 0.5 } },
+  { "tree:weight", self = "tree", args = { K.index(2) }, good = { 2 } },
+  { "tree:solve", self = "tree", args = { opt(K.vec3), opt(K.vec3) },
+    good = { { 1, 2.5, 0 }, { -1, 2.5, 0 } } },
+  { "tree:result", self = "tree", args = { K.index(2) }, good = { 1 } },
+  { "tree:effector_joint", self = "tree", args = { K.index(2) }, good = { 1 } },
+  { "tree:joint", self = "tree", args = { K.index(7), OUTV }, good = { 3, NEW_V } },
+  { "tree:positions", self = "tree", args = {}, good = {} },
+  { "tree:lengths", self = "tree", args = {}, good = {} },
+  { "tree:set_constraint", self = "tree", args = { K.index(7), K.constraint },
+    good = { 5, fresh(function() return ik.cone{ angle = 0.5 } end) } },
+  { "tree:constraint", self = "tree", args = { K.index(7) }, good = { 4 } },
+  { "tree:pole", self = "tree", args = { K.index(7) }, good = { 5 } },
+  { "tree:set_pole", self = "tree", args = { K.index(7) }, good = { 5, { 1, 2, 3 } }, extra = {
+      { "a joint inside a branch", { 4, { 1, 2, 3 } }, 1,
+        "joint 4 ends no branch (a branch ends at an effector or a joint with several children)" },
+      { "a boolean pole", { 5, true }, 2, "ik.pole, vec3 or nil expected, got boolean" },
+      { "a pole of NaN", { 5, { 0 / 0, 0, 0 } }, 2,
+        "finite vec3 expected, got NaN, inf or a huge component" },
+  } },
+  { "tree:set_branch_iterations", self = "tree", args = { K.index(7), K.number }, good = { 5, 2 } },
+  { "tree:close", self = "tree", args = {}, good = {} },
 
   -- skeletons, bones and nodes
   { "ik.skeleton", args = { K.spec }, good = { { { name = "root" } } } },
@@ -733,6 +780,14 @@ local FIELD_ROWS = {
       { "number", 1, "(boolean expected, got 1)" },
       { "string", "yes", "(boolean expected, got string)" },
     }, true },
+  } },
+  { "tree", "tree", tree_spec, {
+    { "iterations", number_field("integer in 1..10000", 1, 10000, { integer = true }), 5 },
+    { "tolerance", number_field("non-negative number", 0), 0.01 },
+    { "deterministic", F.custom{
+      { "number", 1, "(boolean expected, got 1)" },
+      { "string", "yes", "(boolean expected, got string)" },
+    }, false },
   } },
   { "foot", "foot", foot_spec, {
     { "ground", F.custom{

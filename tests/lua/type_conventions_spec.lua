@@ -21,6 +21,7 @@ local function instances()
     ["ik.cone"] = ik.cone{ angle = 1 },
     ["ik.hinge"] = ik.hinge{ axis = { 1, 0, 0 } },
     ["ik.chain"] = ik.chain{ positions = { { 0, 0, 0 }, { 0, 1, 0 } } },
+    ["ik.tree"] = ik.tree{ positions = { { 0, 0, 0 }, { 0, 1, 0 } }, parents = { 0, 1 } },
     ["ik.batch"] = ik.batch(),
     ["ik.skeleton"] = sk,
     ["ik.bone"] = sk:bone("b"),

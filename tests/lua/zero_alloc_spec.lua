@@ -263,6 +263,25 @@ describe("out arguments", function()
     assert(h.near(p.y, 0.1))
   end)
 
+  it("tree:solve, tree:joint and tree:target allocate nothing", function()
+    local tree = ik.tree{
+      positions = { { 0, 0, 0 }, { 0, 1, 0 }, { 0.3, 1.5, 0 }, { 0.3, 2, 0 }, { -0.3, 1.5, 0 },
+                    { -0.3, 2, 0 } },
+      parents = { 0, 1, 2, 3, 2, 5 }, deterministic = false,
+    }
+    local a, b, out = ik.vec3(0.6, 1.8, 0.2), ik.vec3(-0.5, 1.7, -0.2), ik.vec3()
+    local n = 0
+    assert.are.equal(0, steady(10, 200, function()
+      n = n + 1
+      a:set(0.6 + 0.1 * math.sin(n * 0.1), 1.8, 0.2)
+      tree:solve(a, b)
+      tree:joint(4, out)
+      tree:target(1, out)
+      tree:result(2)
+    end))
+    assert.is_true(tree:solve(a, b))
+  end)
+
   it("allocate nothing", function()
     local v, w, out = ik.vec3(1, 2, 3), ik.vec3(0, 1, 0), ik.vec3()
     local q, qout = ik.quat.axis_angle({ 0, 1, 0 }, 0.4), ik.quat()
