@@ -73,6 +73,9 @@ ik_status ik_tree_job_validate(const ik_tree_job *job, ik_error *err) {
     if (!ik_real_is_finite(br->weight)) return fail_at(err, IK_E_NOT_FINITE, "weight", b);
     if (!(br->weight >= 0 && br->weight <= 1)) return fail_at(err, IK_E_WEIGHT, "weight", b);
     if (br->max_iterations < 0) return fail_at(err, IK_E_ITERATIONS, "branch_iterations", b);
+    if (br->rigid_base &&
+        (!br->chain.rest_positions || (br->parent >= 0 && !job->branches[br->parent].chain.rest_positions)))
+      return fail_at(err, IK_E_NULL, "rest_positions", b);
     total += br->chain.derive_lengths ? ik_measure_lengths(br->chain.positions, br->chain.count, NULL)
                                       : ik__total_length(&br->chain);
     if (br->parent < 0 && root_coord_max(br->chain.positions[0]) > root_max)
@@ -151,6 +154,37 @@ static void set_child_base(ik_tree_branch *br, const ik_chain *parent) {
   }
 }
 
+/* Steps of the tip frame's fit: each turns the frame by the weighted mean of the least
+ * rotations that take its rigid children's first bones onto where they asked to go. */
+#define FRAME_FIT_STEPS 3
+
+/* The tip frame of branch `b`, just placed (ik_tree_work.frame): the rotation that best
+ * fits its rigid children's first bones, each weighted by the effectors below it, to
+ * where their second joints are (where their forward passes asked for them), found from
+ * the frame the last sweep left. A bone with several children turns freely about its
+ * own position, as a ball joint (a chest between its spine and its shoulders). */
+static void fit_frame(ik_tree_branch *br, int b) {
+  const ik_vec3 tip = tip_of(&br[b].chain);
+  ik_quat frame = br[b].work.frame;
+  int step, k;
+  for (step = 0; step < FRAME_FIT_STEPS; step++) {
+    ik_quat sum = ik_quat_make(0, 0, 0, 0);
+    for (k = br[b].work.first_child; k >= 0; k = br[k].work.next_sibling) {
+      const ik_chain *kc = &br[k].chain;
+      ik_quat q;
+      if (!br[k].rigid_base || !(br[k].work.weight > 0)) continue;
+      q = ik_quat_from_to(ik_quat_rotate(frame, ik_vec3_sub(kc->rest_positions[1], kc->rest_positions[0])),
+                          ik_vec3_sub(kc->positions[1], tip));
+      if (ik_quat_dot(q, sum) < 0) q = ik_quat_make(-q.x, -q.y, -q.z, -q.w);
+      sum = ik_quat_make(sum.x + br[k].work.weight * q.x, sum.y + br[k].work.weight * q.y,
+                         sum.z + br[k].work.weight * q.z, sum.w + br[k].work.weight * q.w);
+    }
+    if (ik_quat_dot(sum, sum) == 0) return;
+    frame = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(sum), frame));
+  }
+  br[b].work.frame = frame;
+}
+
 /* Stage 1 and 2; returns 1 when sweeps are to run. */
 static int tree_begin(ik_tree_job *job) {
   ik_tree_branch *br = job->branches;
@@ -165,8 +199,16 @@ static int tree_begin(ik_tree_job *job) {
     br[b].work.pull_weight = 0;
     ik__result_init(&br[b].result);
   }
-  for (b = 1; b < job->count; b++)
-    if (br[b].parent >= 0) br[br[b].parent].work.children++;
+  for (b = job->count - 1; b >= 0; b--) {
+    br[b].work.first_child = -1;
+    br[b].work.frame = ik_quat_identity();
+  }
+  for (b = job->count - 1; b >= 1; b--) {
+    if (br[b].parent < 0) continue;
+    br[br[b].parent].work.children++;
+    br[b].work.next_sibling = br[br[b].parent].work.first_child;
+    br[br[b].parent].work.first_child = b;
+  }
   /* Weights and aims (in pull_*), leaves up. */
   for (b = job->count - 1; b >= 0; b--) {
     ik_tree_work *w = &br[b].work;
@@ -196,10 +238,11 @@ static int tree_begin(ik_tree_job *job) {
       w->root_dir = last_bone_dir(pc, br[br[b].parent].work.root_dir);
     } else {
       w->root_ws = c->positions[0];
-      w->root_dir = ik__root_fallback(c, aim);
+      /* A rigid root branch's first bone keeps this direction. */
+      w->root_dir = br[b].rigid_base ? ik__root_fallback_rest(c) : ik__root_fallback(c, aim);
     }
     if (w->weight <= 0) continue;
-    if (br[b].parent < 0 && w->children == 0 &&
+    if (br[b].parent < 0 && w->children == 0 && !br[b].rigid_base &&
         ik_vec3_dist2(aim, c->positions[0]) >= total_len * total_len) {
       ik__lay_straight(c, aim, w->kinds);
       w->frozen = 1;
@@ -207,6 +250,12 @@ static int tree_begin(ik_tree_job *job) {
     }
     if (w->children == 0 && ik_vec3_dist2(tip_of(c), aim) > tol2) sweeps = 1;
   }
+  /* Each tip frame from the pose given, for the rigid children's first bones. */
+  for (b = 0; b < job->count; b++)
+    if (br[b].work.first_child >= 0 && br[b].chain.rest_positions) {
+      fit_frame(br, b);
+      fit_frame(br, b);
+    }
   if (!sweeps) return 0;
   for (b = 0; b < job->count; b++) {
     ik_chain *c = &br[b].chain;
@@ -224,6 +273,44 @@ static int tree_begin(ik_tree_job *job) {
 
 static int branch_active(const ik_tree_branch *br, int sweep) {
   return br->work.weight > 0 && !br->work.frozen && (br->max_iterations == 0 || sweep <= br->max_iterations);
+}
+
+/* A rigid_base branch (ik_tree.h) from its second joint on, as a chain of its own hanging
+ * from its first bone; returns that bone's direction. */
+static ik_vec3 rigid_rest_of(const ik_tree_branch *br, const ik_tree_branch *parent, ik_chain *sub) {
+  const ik_chain *c = &br->chain;
+  const ik_vec3 *r = c->rest_positions;
+  const ik_vec3 rest_dir = ik_vec3_normalize(ik_vec3_sub(r[1], r[0]));
+  ik_quat turn = ik_quat_identity();
+  ik_vec3 dir = br->work.root_dir;
+  if (parent) {
+    turn = parent->work.frame;
+    dir = ik_quat_rotate(turn, rest_dir);
+  }
+  *sub = *c;
+  sub->positions = c->positions + 1;
+  sub->count = c->count - 1;
+  sub->lengths = c->lengths + 1;
+  sub->rest_positions = r + 1;
+  sub->constraints = c->constraints ? c->constraints + 1 : NULL;
+  sub->base_direction = rest_dir;
+  sub->base_rotation = turn;
+  return dir;
+}
+
+/* The backward pass of a rigid_base branch: its first bone placed, then the rest. */
+static void rigid_pass(ik_tree_branch *br, const ik_tree_branch *parent, ik_vec3 root_ws) {
+  ik_chain *c = &br->chain, sub;
+  const ik_vec3 dir = rigid_rest_of(br, parent, &sub);
+  int kinds;
+  c->positions[0] = root_ws;
+  c->positions[1] = ik_vec3_madd(root_ws, dir, c->lengths[0]);
+  if (c->count < 3) return;
+  kinds = ik__constraint_kinds(&sub);
+  if (kinds)
+    ik__constrained_pass(&sub, dir, kinds);
+  else
+    ik__fabrik_backward_pass(sub.positions, sub.lengths, sub.count, c->positions[1], dir);
 }
 
 /* One tree sweep (the `sweep`-th, from 1). */
@@ -266,12 +353,15 @@ static void tree_sweep(ik_tree_job *job, int sweep) {
     } else {
       root_ws = w->root_ws;
     }
-    if (w->kinds) {
+    if (br[b].rigid_base) {
+      rigid_pass(&br[b], br[b].parent >= 0 ? &br[br[b].parent] : NULL, root_ws);
+    } else if (w->kinds) {
       c->positions[0] = root_ws;
       ik__constrained_pass(c, w->root_dir, w->kinds);
     } else {
       ik__fabrik_backward_pass(c->positions, c->lengths, c->count, root_ws, w->root_dir);
     }
+    if (w->first_child >= 0 && c->rest_positions) fit_frame(br, b);
   }
 }
 
@@ -298,8 +388,19 @@ static void tree_finish(ik_tree_job *job) {
   for (b = 0; b < job->count; b++) {
     ik_chain *c = &br[b].chain;
     ik_tree_work *w = &br[b].work;
-    if (br[b].parent >= 0 && w->kinds) set_child_base(&br[b], &br[br[b].parent].chain);
-    ik__finish_with_pole(c, w->root_dir, w->kinds);
+    if (br[b].rigid_base) {
+      const ik_tree_branch *parent = br[b].parent >= 0 ? &br[br[b].parent] : NULL;
+      ik_chain sub;
+      ik_vec3 dir;
+      /* The parent's pole may have turned its last bone: the first bone follows. */
+      if (parent && !w->frozen) rigid_pass(&br[b], parent, tip_of(&parent->chain));
+      dir = rigid_rest_of(&br[b], parent, &sub);
+      if (sub.count >= 2) ik__finish_with_pole(&sub, dir, ik__constraint_kinds(&sub));
+    } else {
+      if (br[b].parent >= 0 && w->kinds) set_child_base(&br[b], &br[br[b].parent].chain);
+      ik__finish_with_pole(c, w->root_dir, w->kinds);
+    }
+    if (w->first_child >= 0 && c->rest_positions) fit_frame(br, b);
     if (w->children != 0) {
       br[b].result.reached = 1;
       br[b].result.distance = 0;

@@ -48,6 +48,10 @@ typedef struct ik_tree_work {
   int children;        /* branches hanging from this one's tip */
   int kinds;           /* ik__constraint_kinds of the chain */
   int frozen;          /* a lone branch laid straight: no sweep moves it */
+  int first_child;     /* the first branch hanging from this one's tip, -1 none */
+  int next_sibling;    /* the next branch hanging from the same tip, -1 none */
+  ik_quat frame;       /* rotation of this branch's tip frame since the rest pose: what
+                        * its rigid_base children's first bones turn by */
 } ik_tree_work;
 
 typedef struct ik_tree_branch {
@@ -71,6 +75,14 @@ typedef struct ik_tree_branch {
    * pulling). A budget per branch: fingers may settle in 3 sweeps while the spine takes
    * 10. >= 0. */
   int max_iterations;
+  /* Non-zero: the first bone is rigid, as a skeleton holds the first bones of a bone's
+   * several children: it keeps its rest direction (chain.rest_positions, needed) turned
+   * by its parent's tip frame, the rotation that best fits (by weight) the parent's
+   * rigid children to where they ask to go, as a ball joint would turn (the parent's
+   * rest_positions, needed: the frame is the identity in the rest pose); a root
+   * branch's first bone keeps its direction as given. Its constraints[0] is then
+   * unused. Default 0. */
+  int rigid_base;
   /* Output, effector branches: distance from the tip to the target, reached when
    * within the job's tolerance; iterations: the sweeps it took part in. Inner branches:
    * reached 1, distance 0. */
@@ -102,7 +114,8 @@ IK_API void ik_tree_job_init(ik_tree_job *job, ik_tree_branch *branches, int cou
  * is at fault: err->field is then the chain's, e.g. "lengths"). Besides each chain on
  * its own: parent in -1 .. index - 1 (IK_E_PARAMETER, "parent"), weight in [0, 1]
  * (IK_E_WEIGHT, "weight"), target in range ("target"), max_iterations >= 0
- * (IK_E_ITERATIONS, "branch_iterations"), and the tree's reach, the largest root
+ * (IK_E_ITERATIONS, "branch_iterations"), rest_positions of a rigid_base branch and of
+ * its parent (IK_E_NULL, "rest_positions"), and the tree's reach, the largest root
  * coordinate plus every length, within IK_REAL_MAX_REACH (IK_E_RANGE, "lengths", -1). */
 IK_API ik_status ik_tree_job_validate(const ik_tree_job *job, ik_error *err);
 /* Solves in place. A refused job (the status returned) changes nothing. Effectors out

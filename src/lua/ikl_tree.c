@@ -16,7 +16,7 @@
  *   so a big tree allows fewer.
  * - `tolerance`: distance under which an effector counts as there, >= 0 (default 1e-3).
  * - `deterministic`: true (default) to start every solve from the pose given, false to
- *   start from the last solution (warm start).
+ *   start from the last solution (warm start). A bone tree starts from its bones.
  *
  * Read only: `count` (joints, also `#tree`), `effectors`.
  * @classmod ik.tree
@@ -30,9 +30,9 @@
 
 #define IKL_TREE "ik.tree"
 
-static const char *const spec_keys[] = {"positions", "parents",       "iterations",
+static const char *const spec_keys[] = {"positions", "parents",       "bones", "iterations",
                                         "tolerance", "deterministic", NULL};
-#define SPEC_LIST "positions, parents, iterations, tolerance, deterministic"
+#define SPEC_LIST "positions, parents, bones, iterations, tolerance, deterministic"
 #define FIELD_LIST "iterations, tolerance, deterministic"
 
 /* Uservalue keys: constraint of the bone ending at joint j at j; pole of the branch
@@ -114,11 +114,56 @@ static void read_positions(lua_State *L, int n, ik_vec3 *out) {
   lua_pop(L, 1);
 }
 
+/* The bound tree's bones, read from spec.bones (n entries) into bones; all of one
+ * skeleton, returned in *sk with its closed flag in *closed. */
+static void read_bones(lua_State *L, int n, int *bones, ik_skeleton **sk, const int **closed) {
+  int j;
+  lua_getfield(L, 1, "bones");
+  for (j = 0; j < n; j++) {
+    ik_skeleton *s;
+    const int *c;
+    lua_rawgeti(L, -1, j + 1);
+    if (!ikl_tobone_ref(L, -1, &s, &bones[j], &c))
+      luaL_error(L, IKL_TREE ": bad field 'bones' (entry %d: ik.bone expected, got %s)", j + 1,
+                 ikl_describe(L, -1));
+    if (j == 0) {
+      *sk = s;
+      *closed = c;
+    } else if (s != *sk) {
+      luaL_error(L, IKL_TREE ": bad field 'bones' (entry %d: a bone of another skeleton than entry 1's)",
+                 j + 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* The parents of the bones, as the skeleton has them, or raises. */
+static void bone_parents(lua_State *L, ik_skeleton *sk, int n, const int *bones, int *parents) {
+  int *scratch = (int *)lua_newuserdata(L, (size_t)ik_skeleton_count(sk) * sizeof(int));
+  int bad = 0, why = 0, other = 0;
+  static const char *const problems[] = {
+      "",
+      "",
+      "the same bone as entry %d",
+      "it hangs from entry %d: the root must come first",
+      "it hangs from no bone of the list: every bone but the first must hang from an earlier one",
+      "it hangs from entry %d, which must come before it"};
+  if (ik_bone_tree_parents_of(sk, bones, n, parents, scratch, &bad, &why, &other) != IK_OK)
+    luaL_error(L, IKL_TREE ": bad field 'bones' (entry %d: %s)", bad + 1,
+               lua_pushfstring(L, problems[why], other + 1));
+  lua_pop(L, 1);
+}
+
 /***
- * Makes a tree from joint positions and parent indices.
+ * Makes a tree from joint positions and parent indices, or from bones.
  * @function ik.tree
- * @tparam table spec `positions` (list of vec3, root first, at least 2), `parents` (one
- *   per joint: 0 for the root, else an earlier joint's index), and the fields above
+ * @tparam table spec either `positions` (list of vec3, root first, at least 2) and
+ *   `parents` (one per joint: 0 for the root, else an earlier joint's index), or `bones`
+ *   (a list of ik.bone of one skeleton, the root first, each after the bone it hangs
+ *   from: the parents are the skeleton's), and the fields above. A bone tree reads its
+ *   bones at each solve and turns them (ik_bone_tree.h): it always starts from the
+ *   animated pose.
  * @treturn ik.tree
  * @usage -- a Y: a trunk of two bones, two arms of two bones
  * local y = ik.tree{
@@ -130,43 +175,90 @@ static void read_positions(lua_State *L, int n, ik_vec3 *out) {
  * assert(y.effectors == 2 and y:effector_joint(2) == 7)
  * local reached, d1, d2 = y:solve({1, 2.5, 0.5}, {-1, 2.2, -0.3})
  * assert(reached and d1 <= 1e-3 and d2 <= 1e-3)
+ * @usage -- a body on bones: hips, spine, chest, and arms from rigid shoulders
+ * local sk = ik.skeleton{
+ *   { name = "hips" }, { name = "spine", parent = "hips", position = {0, 1, 0} },
+ *   { name = "chest", parent = "spine", position = {0, 1, 0} },
+ *   { name = "l_shoulder", parent = "chest", position = {0.3, 0.2, 0} },
+ *   { name = "l_elbow", parent = "l_shoulder", position = {0.5, 0, 0} },
+ *   { name = "l_hand", parent = "l_elbow", position = {0.5, 0, 0} },
+ *   { name = "r_shoulder", parent = "chest", position = {-0.3, 0.2, 0} },
+ *   { name = "r_elbow", parent = "r_shoulder", position = {-0.5, 0, 0} },
+ *   { name = "r_hand", parent = "r_elbow", position = {-0.5, 0, 0} },
+ * }
+ * local body = ik.tree{ bones = sk:bones(), iterations = 100 }
+ * local target = ik.vec3(0.9, 2.4, 0.5)
+ * local reached = body:solve(target, {-0.8, 2.0, 0.4})
+ * assert(reached and sk:bone("l_hand"):get_position():distance(target) <= 1e-3)
  */
 static int tree_new(lua_State *L) {
   ik_bone_tree *t;
-  int n, bad = 0, *parents;
+  int n, bad = 0, bound, *parents, *bones = NULL;
+  ik_skeleton *sk = NULL;
+  const int *closed = NULL;
   ik_vec3 *pose;
   ik_status st;
   size_t len;
+  const char *list;
   luaL_checktype(L, 1, LUA_TTABLE);
   ikl_check_keys(L, 1, IKL_TREE, spec_keys, SPEC_LIST);
-  lua_getfield(L, 1, "positions");
-  if (!lua_istable(L, -1)) return ikl_fielderror(L, IKL_TREE, "positions", "list of vec3", lua_gettop(L));
+  lua_getfield(L, 1, "bones");
+  bound = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  list = bound ? "bones" : "positions";
+  if (bound) {
+    lua_getfield(L, 1, "positions");
+    lua_getfield(L, 1, "parents");
+    if (!lua_isnil(L, -1) || !lua_isnil(L, -2))
+      return luaL_error(L, IKL_TREE ": give either 'bones' or 'positions' and 'parents', not both");
+    lua_pop(L, 2);
+  }
+  lua_getfield(L, 1, list);
+  if (!lua_istable(L, -1))
+    return ikl_fielderror(L, IKL_TREE, list, bound ? "list of ik.bone" : "list of vec3", lua_gettop(L));
   len = lua_rawlen(L, -1);
   lua_pop(L, 1);
   if (len < 2)
-    return luaL_error(L, IKL_TREE ": bad field 'positions' (at least 2 joints expected, got %d)", (int)len);
+    return luaL_error(L, IKL_TREE ": bad field '%s' (at least 2 joints expected, got %d)", list, (int)len);
   if (len > (size_t)IKL_SOLVE_WORK / 2)
-    return luaL_error(L, IKL_TREE ": bad field 'positions' (at most %d joints)", (int)(IKL_SOLVE_WORK / 2));
+    return luaL_error(L, IKL_TREE ": bad field '%s' (at most %d joints)", list, (int)(IKL_SOLVE_WORK / 2));
   n = (int)len;
-  /* Scratch for the spec, in a userdata the collector takes back: an error below leaks
+  /* Scratch for the spec, in userdata the collector takes back: an error below leaks
    * nothing. */
   parents = (int *)lua_newuserdata(L, (size_t)n * sizeof(int));
   pose = (ik_vec3 *)lua_newuserdata(L, (size_t)n * sizeof(ik_vec3));
-  read_parents(L, n, parents);
-  read_positions(L, n, pose);
-  t = ik_bone_tree_init(ikl_newuserdata(L, ik_bone_tree_size(n)), n, parents);
-  st = ik_bone_tree_set_points(t, pose, &bad);
+  if (bound) {
+    bones = (int *)lua_newuserdata(L, (size_t)n * sizeof(int));
+    read_bones(L, n, bones, &sk, &closed);
+    bone_parents(L, sk, n, bones, parents);
+  } else {
+    read_parents(L, n, parents);
+    read_positions(L, n, pose);
+  }
+  t = ik_bone_tree_init(ikl_newuserdata(L, ik_bone_tree_size(n, bound)), n, parents, bound);
+  st = bound ? ik_bone_tree_set_bones(t, sk, bones, closed, &bad) : ik_bone_tree_set_points(t, pose, &bad);
   if (st == IK_E_BONE_LENGTH)
-    return luaL_error(L, IKL_TREE ": bad field 'positions' (joint %d is on its parent, joint %d)", bad + 1,
+    return luaL_error(L, IKL_TREE ": bad field '%s' (joint %d is on its parent, joint %d)", list, bad + 1,
                       parents[bad] + 1);
   if (st == IK_E_NOT_FINITE || st == IK_E_RANGE)
     return luaL_error(
-        L, IKL_TREE ": bad field 'positions' (%s)",
+        L, IKL_TREE ": bad field '%s' (%s)", list,
         bad >= 0
             ? lua_pushfstring(L, "entry %d: finite vec3 expected, got NaN, inf or a huge component", bad + 1)
             : "the tree reaches too far");
   luaL_setmetatable(L, IKL_TREE);
   lua_newtable(L);
+  if (bound) { /* the bones, kept alive (and their skeleton) while the tree is */
+    int j;
+    lua_createtable(L, n, 0);
+    lua_getfield(L, 1, "bones");
+    for (j = 1; j <= n; j++) {
+      lua_rawgeti(L, -1, j);
+      lua_rawseti(L, -3, j);
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, -2, "bones");
+  }
   ikl_setuservalue(L, -2);
   {
     const int ti = lua_gettop(L);
@@ -274,8 +366,11 @@ static int tree_solve(lua_State *L) {
   for (e = 0; e < given; e++)
     if (!lua_isnil(L, e + 2)) ik_bone_tree_set_target(t, e, ikl_checkvec3(L, e + 2));
   lua_settop(L, 1);
+  if (t->bound && t->sk_closed && *t->sk_closed)
+    return luaL_error(L, "attempt to use a bone of a closed ik.skeleton");
   st = ik_bone_tree_solve(t);
   if (st == IK_E_NULL) return luaL_error(L, IKL_TREE ": attempt to solve with a closed ik.pole");
+  if (st == IK_E_PARAMETER) return luaL_error(L, IKL_TREE ": a bone refused its rotation");
   if (st != IK_OK) return luaL_error(L, IKL_TREE ": the solver refused the tree (%s)", ik_status_message(st));
   luaL_checkstack(L, t->effectors + 1, "too many effectors to return");
   lua_pushboolean(L, t->job.reached);

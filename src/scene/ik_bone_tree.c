@@ -20,14 +20,15 @@ ik_status ik_bone_tree_check(int joints, const int *parents, int *bad_joint) {
 
 /* At most joints - 1 branches, with joints - 1 bones and a first joint each. The arrays
  * widest aligned first: every array's size is a multiple of its element's alignment. */
-size_t ik_bone_tree_size(int joints) {
+size_t ik_bone_tree_size(int joints, int bound) {
   const size_t n = (size_t)joints, bones = n - 1, slots = 2 * bones;
   return sizeof(ik_bone_tree) + bones * (sizeof(ik_tree_branch) + sizeof(ik_chain_pole *)) +
-         bones * sizeof(ik_constraint) + (2 * n + 2 * slots) * sizeof(ik_vec3) +
-         (n + bones) * sizeof(ik_real) + (6 * n + slots + bones) * sizeof(int);
+         bones * sizeof(ik_constraint) + (bound ? 2 * n * sizeof(ik_quat) : 0) +
+         (2 * n + 2 * slots) * sizeof(ik_vec3) + (n + bones) * sizeof(ik_real) +
+         (6 * n + slots + bones + (bound ? 3 * n : 0)) * sizeof(int);
 }
 
-static void lay_out(ik_bone_tree *t, int n) {
+static void lay_out(ik_bone_tree *t, int n, int bound) {
   const int bones = n - 1, slots = 2 * bones;
   char *at = (char *)(t + 1);
   t->branch = (ik_tree_branch *)(void *)at;
@@ -36,6 +37,9 @@ static void lay_out(ik_bone_tree *t, int n) {
   at += (size_t)bones * sizeof(ik_chain_pole *);
   t->branch_cons = (ik_constraint *)(void *)at;
   at += (size_t)bones * sizeof(ik_constraint);
+  t->rotations = bound ? (ik_quat *)(void *)at : NULL;
+  t->turns = bound ? t->rotations + n : NULL;
+  at += bound ? 2 * (size_t)n * sizeof(ik_quat) : 0;
   t->positions = (ik_vec3 *)(void *)at;
   t->start = t->positions + n;
   t->branch_points = t->start + n;
@@ -49,6 +53,8 @@ static void lay_out(ik_bone_tree *t, int n) {
   t->effector_joint = t->effector_branch + n;
   t->branch_first = t->effector_joint + n;
   t->branch_joint = t->branch_first + bones;
+  t->bones = bound ? t->branch_joint + slots : NULL;
+  t->pair = bound ? t->bones + n : NULL;
 }
 
 /* Cuts the tree into branches (ik_bone_tree.h), children counted in `children`. */
@@ -89,15 +95,16 @@ static void cut(ik_bone_tree *t, int *children) {
   }
 }
 
-ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents) {
+ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents, int bound) {
   ik_bone_tree *t = (ik_bone_tree *)mem;
-  int b, j;
+  int b, j, roots = 0;
   memset(t, 0, sizeof *t);
   t->joints = joints;
   t->iterations = 10;
   t->tolerance = (ik_real)1e-3;
   t->deterministic = 1;
-  lay_out(t, joints);
+  t->bound = bound;
+  lay_out(t, joints, bound);
   memcpy(t->parents, parents, sizeof(int) * (size_t)joints);
   for (j = 0; j < joints; j++) t->positions[j] = t->start[j] = ik_vec3_zero();
   /* effector_joint holds the children counts while the tree is cut: cut() writes its
@@ -109,8 +116,12 @@ ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents) {
     ik_chain_init(&c, t->branch_points + first, count, t->branch_lengths + (first - b));
     c.rest_positions = t->branch_rest + first;
     ik_tree_branch_init(&t->branch[b], &c, parent, ik_vec3_zero());
+    roots += parent < 0;
     t->poles[b] = NULL;
   }
+  /* A bone tree's branch starting at a bone with several children: a branch hanging from
+   * another one, or from a root with more than one. */
+  for (b = 0; bound && b < t->branches; b++) t->branch[b].rigid_base = t->branch[b].parent >= 0 || roots > 1;
   for (j = 0; j + 1 < joints; j++) {
     memset(&t->branch_cons[j], 0, sizeof t->branch_cons[j]);
     t->branch_cons[j].type = IK_CONSTRAINT_NONE;
@@ -118,6 +129,52 @@ ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents) {
   for (j = 0; j < joints; j++) t->lengths[j] = 0;
   ik_tree_job_init(&t->job, t->branch, t->branches);
   return t;
+}
+
+/* scratch[b] for bone b of sk: -1 not seen yet; j >= 0 listed as joint j; -3 - j not
+ * listed, its nearest listed ancestor joint j (-2: none). */
+static int nearest_listed(const ik_skeleton *sk, int bone, int *scratch) {
+  int a = ik_skeleton_parent(sk, bone), found;
+  while (a >= 0 && scratch[a] == -1) a = ik_skeleton_parent(sk, a);
+  found = a < 0 ? -1 : scratch[a] >= 0 ? scratch[a] : -3 - scratch[a];
+  /* Every unlisted bone walked learns the answer: no bone is walked twice. */
+  for (a = ik_skeleton_parent(sk, bone); a >= 0 && scratch[a] == -1; a = ik_skeleton_parent(sk, a))
+    scratch[a] = -3 - found;
+  return found;
+}
+
+ik_status ik_bone_tree_parents_of(const ik_skeleton *sk, const int *bones, int joints, int *parents,
+                                  int *scratch, int *bad_joint, int *why, int *other_joint) {
+  const int count = ik_skeleton_count(sk);
+  int j;
+  for (j = 0; j < count; j++) scratch[j] = -1;
+  for (j = 0; j < joints; j++) {
+    *bad_joint = j;
+    if (bones[j] < 0 || bones[j] >= count) return *why = 1, IK_E_PARAMETER;
+    if (scratch[bones[j]] != -1) return *why = 2, *other_joint = scratch[bones[j]], IK_E_PARAMETER;
+    scratch[bones[j]] = j;
+  }
+  for (j = 0; j < joints; j++) {
+    const int p = nearest_listed(sk, bones[j], scratch);
+    *bad_joint = j;
+    *other_joint = p;
+    if (j == 0 && p >= 0) return *why = 3, IK_E_PARAMETER;
+    if (j > 0 && p < 0) return *why = 4, IK_E_PARAMETER;
+    if (p >= j) return *why = 5, IK_E_PARAMETER;
+    parents[j] = j == 0 ? -1 : p;
+  }
+  return IK_OK;
+}
+
+ik_status ik_bone_tree_set_bones(ik_bone_tree *t, ik_skeleton *sk, const int *bones, const int *closed,
+                                 int *bad_joint) {
+  ik_vec3 *pose = t->positions; /* read in place: set_points copies it to where it stays */
+  int j;
+  for (j = 0; j < t->joints; j++) ik_skeleton_get_world(sk, bones[j], &pose[j], &t->rotations[j]);
+  t->sk = sk;
+  t->sk_closed = closed;
+  memcpy(t->bones, bones, sizeof(int) * (size_t)t->joints);
+  return ik_bone_tree_set_points(t, pose, bad_joint);
 }
 
 ik_status ik_bone_tree_set_points(ik_bone_tree *t, const ik_vec3 *pose, int *bad_joint) {
@@ -199,11 +256,121 @@ void ik_bone_tree_set_weight(ik_bone_tree *t, int effector, ik_real weight) {
   t->branch[t->effector_branch[effector]].weight = weight;
 }
 
+/* Reads a bone tree's pose; IK_E_NULL when its skeleton is gone. */
+static ik_status gather_bones(ik_bone_tree *t) {
+  int j;
+  if (t->sk_closed && *t->sk_closed) return IK_E_NULL;
+  for (j = 0; j < t->joints; j++) ik_skeleton_get_world(t->sk, t->bones[j], &t->start[j], &t->rotations[j]);
+  return IK_OK;
+}
+
+/* An effector branch hanging from a bone with several children starts where that bone's
+ * mean turn put its second joint, not where the tree solve did (the skeleton holds the
+ * children's first bones rigid, the solve does not): the rest of the branch, from that
+ * joint, is solved again as a chain (ik_fabrik, from the bones as they are now) and its
+ * bones aimed at the result. */
+static void finish_branch(ik_bone_tree *t, int b) {
+  ik_tree_branch *br = &t->branch[b];
+  const int first = t->branch_first[b], n = br->chain.count - 1;
+  ik_vec3 *p = t->branch_points + first + 1;
+  ik_fabrik_job job;
+  ik_chain c;
+  int k;
+  if (br->parent < 0 || n < 2 || br->weight <= 0) return;
+  for (k = 0; k < n; k++) ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first + 1 + k]], &p[k], NULL);
+  ik_chain_init(&c, p, n, t->branch_lengths + (first - b) + 1);
+  if (br->chain.constraints) {
+    c.constraints = br->chain.constraints + 1;
+    c.rest_positions = t->branch_rest + first + 1;
+    c.base_direction = ik_vec3_normalize(ik_vec3_sub(t->branch_rest[first + 1], t->branch_rest[first]));
+    c.base_rotation = ik_quat_from_to(c.base_direction, ik_vec3_sub(p[0], t->branch_points[first]));
+  }
+  c.has_pole = br->chain.has_pole;
+  c.pole = br->chain.pole;
+  c.pole_weight = br->chain.pole_weight;
+  ik_fabrik_job_init(&job, &c, br->target);
+  job.tolerance = t->tolerance;
+  job.max_iterations = t->iterations;
+  /* Only the sub-base's joint is read here: the branch's first slot keeps it. */
+  ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first]], &t->branch_points[first], NULL);
+  if (ik_fabrik_run(&job) != IK_OK) return;
+  for (k = 0; k + 1 < n; k++) {
+    const int bone = t->bones[t->branch_joint[first + 1 + k]];
+    const int next = t->bones[t->branch_joint[first + 2 + k]];
+    ik_vec3 at, child;
+    ik_quat rot;
+    ik_skeleton_get_world(t->sk, bone, &at, &rot);
+    ik_skeleton_get_world(t->sk, next, &child, NULL);
+    ik_skeleton_set_world_rotation(
+        t->sk, bone, ik_quat_mul(ik_quat_from_to(ik_vec3_sub(child, at), ik_vec3_sub(p[k + 1], at)), rot));
+  }
+}
+
+/* Turns each bone with children (root first) by the mean of the least rotations that
+ * take its children's directions as read (start) to the solved ones (positions), and
+ * measures the effectors on the bones as turned. */
+static ik_status scatter_bones(ik_bone_tree *t) {
+  ik_quat *sum = t->turns;
+  int *pair = t->pair; /* each joint's first two children not on one line, -1 when none */
+  int j, e;
+  for (j = 0; j < t->joints; j++) {
+    sum[j] = ik_quat_make(0, 0, 0, 0);
+    pair[2 * j] = pair[2 * j + 1] = -1;
+  }
+  for (j = 1; j < t->joints; j++) {
+    const int p = t->parents[j];
+    const ik_vec3 read = ik_vec3_sub(t->start[j], t->start[p]);
+    ik_quat q = ik_quat_from_to(read, ik_vec3_sub(t->positions[j], t->positions[p]));
+    if (ik_quat_dot(q, sum[p]) < 0) q = ik_quat_make(-q.x, -q.y, -q.z, -q.w);
+    sum[p] = ik_quat_make(sum[p].x + q.x, sum[p].y + q.y, sum[p].z + q.z, sum[p].w + q.w);
+    if (pair[2 * p] < 0) {
+      pair[2 * p] = j;
+    } else if (pair[2 * p + 1] < 0) {
+      const ik_vec3 first = ik_vec3_sub(t->start[pair[2 * p]], t->start[p]);
+      if (ik_vec3_len2(ik_vec3_cross(ik_vec3_normalize(first), ik_vec3_normalize(read))) > (ik_real)1e-6)
+        pair[2 * p + 1] = j;
+    }
+  }
+  for (j = 0; j < t->joints; j++) {
+    ik_quat turn;
+    /* Unit turns of one sign never cancel: a zero sum is a bone with no children. */
+    if (ik_quat_dot(sum[j], sum[j]) == 0) continue;
+    turn = ik_quat_normalize(sum[j]);
+    if (pair[2 * j + 1] >= 0) {
+      /* Two children off one line fix the turn: exact for rigid first bones (ik_tree.h). */
+      const int a = pair[2 * j], b = pair[2 * j + 1];
+      const ik_quat from =
+          ik_quat_look_rotation(ik_vec3_sub(t->start[a], t->start[j]), ik_vec3_sub(t->start[b], t->start[j]));
+      const ik_quat to = ik_quat_look_rotation(ik_vec3_sub(t->positions[a], t->positions[j]),
+                                               ik_vec3_sub(t->positions[b], t->positions[j]));
+      turn = ik_quat_mul(to, ik_quat_conjugate(from));
+    }
+    if (ik_skeleton_set_world_rotation(t->sk, t->bones[j], ik_quat_mul(turn, t->rotations[j])) != IK_OK)
+      return IK_E_PARAMETER;
+  }
+  for (e = 0; e < t->effectors; e++) finish_branch(t, t->effector_branch[e]);
+  t->job.reached = 1;
+  t->job.distance = 0;
+  for (e = 0; e < t->effectors; e++) {
+    ik_tree_branch *br = &t->branch[t->effector_branch[e]];
+    ik_vec3 p;
+    ik_skeleton_get_world(t->sk, t->bones[t->effector_joint[e]], &p, NULL);
+    br->result.distance = ik_vec3_dist(p, br->target);
+    br->result.reached = br->result.distance <= t->tolerance;
+    if (br->weight > 0) {
+      t->job.reached &= br->result.reached;
+      if (br->result.distance > t->job.distance) t->job.distance = br->result.distance;
+    }
+  }
+  return IK_OK;
+}
+
 ik_status ik_bone_tree_solve(ik_bone_tree *t) {
-  const ik_vec3 *from = t->deterministic ? t->start : t->positions;
+  const ik_vec3 *from = t->deterministic || t->bound ? t->start : t->positions;
   ik_status st;
   int b, k;
   if (t->closed) return IK_E_NULL;
+  if (t->bound && (st = gather_bones(t)) != IK_OK) return st;
   for (b = 0; b < t->branches; b++) {
     ik_chain *c = &t->branch[b].chain;
     const ik_chain_pole *p = t->poles[b];
@@ -224,7 +391,7 @@ ik_status ik_bone_tree_solve(ik_bone_tree *t) {
     for (k = 0; k < t->branch[b].chain.count; k++)
       t->positions[t->branch_joint[first + k]] = t->branch_points[first + k];
   }
-  return IK_OK;
+  return t->bound ? scatter_bones(t) : IK_OK;
 }
 
 const ik_result *ik_bone_tree_result(const ik_bone_tree *t, int effector) {

@@ -8,9 +8,20 @@
  * a branch is named by its last joint. Each solve copies the joints into the branches,
  * runs the job and copies them back.
  *
+ * A bone tree follows bones of one skeleton: joint j is bone j's position. Each solve
+ * reads the bones' world pose (the tree starts from the animation: bone trees are always
+ * deterministic), solves, and turns each bone with children, root first: by the least
+ * rotation that takes its child where the solver put it, or for a bone with several, by
+ * the rotation that takes two of them there (the solve holds a skeleton's branch points
+ * rigid: every branch from a bone with several children is a rigid_base branch,
+ * ik_tree.h). An effector branch is then solved once more as a chain from where its
+ * bones now are, and its bones turned to that. Positions are never written and bones
+ * never stretch.
+ *
  * Memory: the caller sizes a block with ik_bone_tree_size (aligned as malloc's) and
- * hands it to ik_bone_tree_init; nothing here allocates. A tree keeps the poles it is
- * given (ik_chain_pole, the chain's): keep them alive while it refers to them.
+ * hands it to ik_bone_tree_init; nothing here allocates. A tree keeps the poles and the
+ * skeleton it is given (and the skeleton owner's closed flag): keep them alive while it
+ * refers to them.
  */
 #ifndef IK_BONE_TREE_H
 #define IK_BONE_TREE_H
@@ -47,17 +58,35 @@ typedef struct ik_bone_tree {
   int *effector_branch;       /* effectors: its branch */
   int *effector_joint;        /* effectors: its joint */
   ik_chain_pole **poles;      /* branches: NULL or a kept pole */
+  int bound;                  /* a bone tree: the joints are bones of sk */
+  ik_skeleton *sk;
+  const int *sk_closed; /* the skeleton owner's flag (nonzero: gone), or NULL */
+  int *bones;           /* bound: joints, the bone of each */
+  ik_quat *rotations;   /* bound: joints, the bones' world rotations as read */
+  ik_quat *turns;       /* bound: joints, scratch: each bone's turn */
+  int *pair;            /* bound: 2 * joints, scratch: two children of each bone */
   ik_tree_job job;
 } ik_bone_tree;
 
 /* IK_OK when parents (joints entries) make a tree this takes: joints >= 2, parents[0]
  * -1, every other in 0 .. j - 1 (IK_E_COUNT; IK_E_PARAMETER, *bad_joint set). */
 IK_API ik_status ik_bone_tree_check(int joints, const int *parents, int *bad_joint);
-/* Bytes of a tree of `joints` joints (>= 2), whatever its shape. */
-IK_API size_t ik_bone_tree_size(int joints);
+/* The parents of a bone tree on bones[0 .. joints) of sk: each bone's nearest listed
+ * ancestor. scratch holds ik_skeleton_count(sk) ints. IK_E_PARAMETER with *bad_joint
+ * and *why: 1 a bone out of range, 2 a bone listed twice, 3 bones[0] hangs from another
+ * listed bone, 4 a bone hangs from no listed bone, 5 a bone listed before its nearest
+ * listed ancestor (then *other_joint is that ancestor). Work: O(joints + bones of sk). */
+IK_API ik_status ik_bone_tree_parents_of(const ik_skeleton *sk, const int *bones, int joints, int *parents,
+                                         int *scratch, int *bad_joint, int *why, int *other_joint);
+/* Bytes of a tree of `joints` joints (>= 2), whatever its shape; bound: a bone tree. */
+IK_API size_t ik_bone_tree_size(int joints, int bound);
 /* Lays the tree out in mem (ik_bone_tree_size bytes) over checked parents: branches
  * cut, defaults set, every joint at the origin until ik_bone_tree_set_points. */
-IK_API ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents);
+IK_API ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents, int bound);
+/* A bone tree on bones (those ik_bone_tree_parents_of gave the parents of): their pose
+ * now is the rest pose (ik_bone_tree_set_points' statuses). */
+IK_API ik_status ik_bone_tree_set_bones(ik_bone_tree *t, ik_skeleton *sk, const int *bones, const int *closed,
+                                        int *bad_joint);
 /* The pose (joints positions): IK_E_NOT_FINITE, IK_E_BONE_LENGTH (a joint on its
  * parent: *bad_joint) or IK_E_RANGE (the tree's reach), nothing changed; else the rest
  * and start pose, lengths measured. */
@@ -71,8 +100,10 @@ IK_API int ik_bone_tree_branch_at(const ik_bone_tree *t, int joint);
 /* Effector e's target and weight (checked by the solve). */
 IK_API void ik_bone_tree_set_target(ik_bone_tree *t, int effector, ik_vec3 target);
 IK_API void ik_bone_tree_set_weight(ik_bone_tree *t, int effector, ik_real weight);
-/* Solves: IK_E_NULL for a closed tree or a closed pole, or the job's refusal (nothing
- * changed); else IK_OK, the results in t->job and each effector's branch. */
+/* Solves: IK_E_NULL for a closed tree, pole or skeleton, or the job's refusal (nothing
+ * changed; a bone tree: IK_E_PARAMETER when a bone refused its rotation, the bones
+ * before it turned); else IK_OK, the results in t->job and each effector's branch (a
+ * bone tree's distances measured on its bones as turned). */
 IK_API ik_status ik_bone_tree_solve(ik_bone_tree *t);
 /* Effector e's result after a solve. */
 IK_API const ik_result *ik_bone_tree_result(const ik_bone_tree *t, int effector);

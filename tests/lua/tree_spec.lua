@@ -242,7 +242,8 @@ describe("ik.tree", function()
         end,
         "ik.tree: bad field 'iterations' (integer in 1..10000 expected, got 1.5)" },
       { function() ik.tree{ positions = { { 0, 0, 0 }, { 0, 1, 0 } }, parent = { 0, 1 } } end,
-        "ik.tree: no field 'parent' (fields: positions, parents, iterations, tolerance, deterministic)" },
+        "ik.tree: no field 'parent' (fields: positions, parents, bones, iterations, tolerance, "
+          .. "deterministic)" },
     }
     for _, case in ipairs(cases) do
       local ok, err = pcall(case[1])
@@ -303,5 +304,96 @@ end
     assert.are.equal("hand", reports[3][1])
     assert.is_true(reports[3][2])
     assert.is_true(reports[3][3] <= 1e-3)
+  end)
+end)
+
+describe("ik.tree on bones", function()
+  -- A body: hips, spine, chest, and two arms of a rigid shoulder, an upper and a lower bone.
+  local function body()
+    return ik.skeleton{
+      { name = "hips" }, { name = "spine", parent = "hips", position = { 0, 1, 0 } },
+      { name = "chest", parent = "spine", position = { 0, 1, 0 } },
+      { name = "l_sh", parent = "chest", position = { 0.3, 0.2, 0 } },
+      { name = "l_el", parent = "l_sh", position = { 0.5, 0, 0 } },
+      { name = "l_hand", parent = "l_el", position = { 0.5, 0, 0 } },
+      { name = "r_sh", parent = "chest", position = { -0.3, 0.2, 0 } },
+      { name = "r_el", parent = "r_sh", position = { -0.5, 0, 0 } },
+      { name = "r_hand", parent = "r_el", position = { -0.5, 0, 0 } },
+    }
+  end
+  local TURNED = { "spine", "chest", "l_sh", "l_el", "r_sh", "r_el" }
+
+  local function locals(sk)
+    local out = {}
+    for _, b in ipairs(sk:bones()) do
+      local p = b:get_local_position()
+      out[#out + 1], out[#out + 2], out[#out + 3] = p.x, p.y, p.z
+    end
+    return out
+  end
+
+  it("reaches hands sampled from the skeleton's own poses, bones never stretching", function()
+    local rnd = h.rng(3)
+    local reached = 0
+    for _ = 1, 40 do
+      local pose = body()
+      for _, name in ipairs(TURNED) do
+        local axis = ik.vec3(rnd(-1, 1), rnd(-1, 1), rnd(-1, 1)):normalized()
+        pose:bone(name):set_local_rotation(ik.quat.axis_angle(axis, rnd(-0.8, 0.8)))
+      end
+      local a, b = pose:bone("l_hand"):get_position(), pose:bone("r_hand"):get_position()
+      local sk = body()
+      local rest = locals(sk)
+      local t = ik.tree{ bones = sk:bones(), iterations = 500 }
+      local ok, d1, d2 = t:solve(a, b)
+      if ok then reached = reached + 1 end
+      assert.are.equal(d1, sk:bone("l_hand"):get_position():distance(a))
+      assert.are.equal(d2, sk:bone("r_hand"):get_position():distance(b))
+      assert.is_true(d1 < 0.1 and d2 < 0.1)
+      h.assert_identical(rest, locals(sk), "local positions")
+      assert.is_true(h.vec_near(sk:bone("hips"):get_position(), ik.vec3(0, 0, 0), 0))
+    end
+    assert.is_true(reached >= 38, reached .. " of 40")
+  end)
+
+  it("finds the parents in the skeleton, skipping bones left out", function()
+    local sk = body()
+    local t = ik.tree{ bones = { sk:bone("hips"), sk:bone("chest"), sk:bone("l_hand"), sk:bone("r_el"),
+                                 sk:bone("r_hand") } }
+    assert.are.equal(2, t.effectors)
+    assert.are.equal(3, t:effector_joint(1))
+    assert.are.equal(5, t:effector_joint(2))
+  end)
+
+  it("refuses bones that do not make a tree", function()
+    local sk, other = body(), body()
+    local cases = {
+      { { sk:bone("l_sh"), sk:bone("hips") }, "entry 1: it hangs from entry 2: the root must come first" },
+      { { sk:bone("hips"), sk:bone("l_hand"), sk:bone("l_el") },
+        "entry 2: it hangs from entry 3, which must come before it" },
+      { { sk:bone("hips"), sk:bone("hips") }, "entry 2: the same bone as entry 1" },
+      { { sk:bone("l_sh"), sk:bone("r_sh") },
+        "entry 2: it hangs from no bone of the list: every bone but the first must hang from an "
+          .. "earlier one" },
+      { { sk:bone("hips"), 3 }, "entry 2: ik.bone expected, got 3" },
+      { { sk:bone("hips"), other:bone("spine") },
+        "entry 2: a bone of another skeleton than entry 1's" },
+    }
+    for _, case in ipairs(cases) do
+      local ok, err = pcall(ik.tree, { bones = case[1] })
+      assert.is_false(ok)
+      local want = "ik.tree: bad field 'bones' (" .. case[2] .. ")"
+      assert.is_truthy(tostring(err):find(want, 1, true), tostring(err))
+    end
+    assert.is_true(h.raises(function() ik.tree{ bones = sk:bones(), parents = { 0 } } end,
+      "ik.tree: give either 'bones' or 'positions' and 'parents', not both"))
+  end)
+
+  it("raises once its skeleton is closed", function()
+    local sk = body()
+    local t = ik.tree{ bones = sk:bones() }
+    sk:close()
+    assert.is_true(h.raises(function() t:solve({ 1, 2, 0 }, { -1, 2, 0 }) end,
+      "attempt to use a bone of a closed ik.skeleton"))
   end)
 end)
