@@ -291,6 +291,46 @@ static void a_child_cone_is_measured_from_the_parent_bone(void **state) {
   assert_true(ik_vec3_angle(trunk_dir, arm_dir) <= 0.3 + T_CONSTRAINT_RAD);
 }
 
+/* Rigid first bones keep their rest angle to each other (a chest's two shoulders) and
+ * the tree still reaches targets the rigid body can. */
+static void rigid_first_bones_stay_rigid(void **state) {
+  tree t;
+  int b, k, reached = 0, cases = t_cases(50);
+  t_rng r = t_rng_make(11);
+  (void)state;
+  for (k = 0; k < cases; k++) {
+    ik_vec3 a0, b0, a1, b1;
+    make_y(&t);
+    t.br[0].chain.rest_positions = t.rest[0];
+    for (b = 1; b <= 2; b++) {
+      t.br[b].rigid_base = 1;
+      t.br[b].chain.rest_positions = t.rest[b];
+    }
+    t.br[1].target = ik_vec3_add(ik_vec3_make(1.2, 2.4, 0), ik_vec3_scale(t_unit_vector(&r), 0.5));
+    t.br[2].target = ik_vec3_add(ik_vec3_make(-1.2, 2.4, 0), ik_vec3_scale(t_unit_vector(&r), 0.5));
+    t.job.max_iterations = 100;
+    a0 = ik_vec3_sub(t.rest[1][1], t.rest[1][0]);
+    b0 = ik_vec3_sub(t.rest[2][1], t.rest[2][0]);
+    assert_int_equal(ik_tree_job_run(&t.job), IK_OK);
+    reached += t.job.reached;
+    a1 = ik_vec3_sub(t.p[1][1], t.p[1][0]);
+    b1 = ik_vec3_sub(t.p[2][1], t.p[2][0]);
+    assert_near(ik_vec3_angle(a1, b1), ik_vec3_angle(a0, b0), 1e-6);
+    assert_near(max_length_error(&t), 0, T_LEN_REL * 10);
+    assert_joined(&t);
+  }
+  assert_true(reached > 0);
+  /* Without rest positions a rigid branch is refused by name. */
+  make_y(&t);
+  t.br[2].rigid_base = 1;
+  {
+    ik_error err;
+    assert_int_equal(ik_tree_job_validate(&t.job, &err), IK_E_NULL);
+    assert_string_equal(err.field, "rest_positions");
+    assert_int_equal(err.index, 2);
+  }
+}
+
 static void poles_bend_their_branch(void **state) {
   tree t;
   ik_vec3 line, side, elbow;
@@ -442,6 +482,7 @@ int main(void) {
       cmocka_unit_test(branch_iterations_cap_what_a_branch_takes_part_in),
       cmocka_unit_test(constraints_hold_on_every_branch),
       cmocka_unit_test(a_child_cone_is_measured_from_the_parent_bone),
+      cmocka_unit_test(rigid_first_bones_stay_rigid),
       cmocka_unit_test(poles_bend_their_branch),
       cmocka_unit_test(runs_allocate_nothing_and_repeat_bit_for_bit),
       cmocka_unit_test(one_branch_is_the_chain_solve),
