@@ -3,7 +3,8 @@
  *
  * The input is decoded (fuzz_input.h) into one chain and then a sequence of jobs on it:
  * FABRIK in both modes, CCD, DLS, two-bone, pole, rotations, the constraint helpers,
- * the batch (when the core has it), ground queries and foot placement. Chains have 0 to
+ * the batch (when the core has it), ground queries, foot placement and trees of chains
+ * (the chain cut into a trunk and branches). Chains have 0 to
  * 200 joints, bones of random and degenerate lengths (coincident joints, folded and
  * straight chains), and every field may hold NaN, infinities, denormals or huge values.
  *
@@ -982,6 +983,112 @@ static void op_batch(fz_input *in, scene *s) {
 }
 #endif
 
+/* ---- trees ---- */
+
+static ik_real tree_total_length(const ik_chain *c) {
+  ik_real total = 0;
+  int i;
+  for (i = 0; i + 1 < c->count; i++) total += c->lengths[i];
+  return total;
+}
+
+#define TREE_MAX 4
+
+/* The scene's chain cut at a joint into a trunk and up to three branches from its tip
+ * (copies of the chain's rest beyond the cut, each with its own storage), then a tree
+ * job on them with fuzzed targets, weights, budgets and rigid bases. Checked as chains
+ * are: validate and run agree, a refusal changes nothing; a run keeps the root, every
+ * length, the branches joined, and says what it means per effector and overall. */
+static void op_tree(fz_input *in, scene *s) {
+  ik_tree_branch br[TREE_MAX], before[TREE_MAX];
+  ik_vec3 *pos[TREE_MAX], *start[TREE_MAX];
+  ik_real *len[TREE_MAX];
+  ik_tree_job job, job_before;
+  ik_error err = {IK_OK, NULL, -1};
+  ik_status sv, sr;
+  const int n = s->count;
+  int cut, count, b;
+  if (n < 3 || !s->lengths) return;
+  cut = fz_int(in, 1, n - 2);
+  count = fz_int(in, 1, TREE_MAX);
+  for (b = 0; b < count; b++) {
+    const int first = b == 0 ? 0 : cut, joints = b == 0 ? (count == 1 ? n : cut + 1) : n - cut;
+    ik_chain c = s->chain;
+    pos[b] = dup_bytes(s->positions + first, (size_t)joints * sizeof(ik_vec3));
+    start[b] = dup_bytes(pos[b], (size_t)joints * sizeof(ik_vec3));
+    len[b] = dup_bytes(s->lengths + first, (size_t)(joints - 1) * sizeof(ik_real));
+    c.positions = pos[b];
+    c.count = joints;
+    c.lengths = len[b];
+    c.constraints = s->chain.constraints ? s->chain.constraints + first : NULL;
+    c.rest_positions = s->chain.rest_positions ? s->chain.rest_positions + first : NULL;
+    ik_tree_branch_init(&br[b], &c, b == 0 ? -1 : 0, fz_vec3(in));
+    if (fz_u8(in) < 64)
+      br[b].weight = fz_real(in);
+    else if (fz_bool(in))
+      br[b].weight = fz_unit(in);
+    if (fz_u8(in) < 32) br[b].max_iterations = fz_int(in, -2, 8);
+    br[b].rigid_base = fz_u8(in) < 32;
+    if (fz_u8(in) < 16) br[b].parent = fz_int(in, -3, 3);
+  }
+  ik_tree_job_init(&job, br, count);
+  if (fz_bool(in)) job.tolerance = fz_real(in);
+  job.max_iterations = fz_int(in, -1, MAX_ITERATIONS);
+  memcpy(before, br, sizeof br);
+  memcpy(&job_before, &job, sizeof job);
+  sv = ik_tree_job_validate(&job, &err);
+  sr = ik_tree_job_run(&job);
+  CHECK(sv == sr, "tree: validate and run disagree");
+  if (sv != IK_OK) {
+    CHECK(err.status == sv && err.field != NULL, "tree: a refusal without its field");
+    CHECK(memcmp(&job, &job_before, sizeof job) == 0, "tree: a refused job changed its struct");
+    CHECK(memcmp(br, before, sizeof(ik_tree_branch) * (size_t)count) == 0,
+          "tree: a refused job changed a branch");
+    for (b = 0; b < count; b++)
+      CHECK(memcmp(pos[b], start[b], (size_t)br[b].chain.count * sizeof(ik_vec3)) == 0,
+            "tree: a refused job moved a joint");
+  } else {
+    ik_real total = 0, worst = 0;
+    int reached = 1;
+    for (b = 0; b < count; b++) total += tree_total_length(&br[b].chain);
+    for (b = 0; b < count; b++) {
+      const ik_chain *c = &br[b].chain;
+      const ik_real tol = tolerance_for(start[0][0], total);
+      int leaf = 1, k;
+      check_finite(c->positions, c->count);
+      if (s->consistent && !c->derive_lengths) check_lengths(c->positions, c->lengths, c->count, tol);
+      if (br[b].parent >= 0) {
+        const ik_chain *pc = &br[br[b].parent].chain;
+        CHECK(memcmp(&c->positions[0], &pc->positions[pc->count - 1], sizeof(ik_vec3)) == 0,
+              "tree: a branch came off its parent's tip");
+      } else {
+        CHECK(memcmp(&c->positions[0], &start[b][0], sizeof(ik_vec3)) == 0, "tree: a root moved");
+      }
+      for (k = b + 1; k < count; k++) leaf &= br[k].parent != b;
+      if (!leaf) continue;
+      CHECK(br[b].result.reached == (br[b].result.distance <= job.tolerance),
+            "tree: reached is not distance <= tolerance");
+      CHECK(br[b].result.iterations >= 0 && br[b].result.iterations <= job.iterations,
+            "tree: effector sweeps beyond the job's");
+      CHECK(ik_fabs(br[b].result.distance - ik_vec3_dist(c->positions[c->count - 1], br[b].target)) <=
+                tol + tol,
+            "tree: distance is not the tip's");
+      if (br[b].weight > 0) {
+        reached &= br[b].result.reached;
+        if (br[b].result.distance > worst) worst = br[b].result.distance;
+      }
+    }
+    CHECK(job.iterations >= 0 && job.iterations <= job.max_iterations, "tree: sweeps outside [0, max]");
+    CHECK(job.reached == reached, "tree: reached is not every weighted effector's");
+    CHECK(job.distance == worst, "tree: distance is not the largest weighted one");
+  }
+  for (b = 0; b < count; b++) {
+    free(pos[b]);
+    free(start[b]);
+    free(len[b]);
+  }
+}
+
 /* ---- the entry point ---- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -995,9 +1102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   input_pose = dup_bytes(s.positions, (size_t)(s.count > 0 ? s.count : 1) * sizeof *input_pose);
   for (ops = 0; ops < MAX_OPS && !fz_empty(&in); ops++) {
     static const char *const names[] = {
-        "fabrik", "ccd",    "dls",     "two-bone", "pole", "rotations", "constraint helpers",
-        "blend",  "ground", "raycast", "foot",     "batch"};
-    const unsigned op = fz_u8(&in) % 12u;
+        "fabrik", "ccd",    "dls",     "two-bone", "pole",  "rotations", "constraint helpers",
+        "blend",  "ground", "raycast", "foot",     "batch", "tree"};
+    /* The tree is 255 then 'T' (which no input of the corpus holds): every other input
+     * decodes as it did before the tree was added. */
+    const unsigned byte = fz_u8(&in);
+    const int tree = byte == 255u && in.n > 0 && in.p[0] == 'T';
+    const unsigned op = tree ? (fz_u8(&in), 12u) : byte % 12u;
     op_name = names[op];
     switch (op) {
       case 0:
@@ -1035,6 +1146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case 10:
         if (!gc.mem) decode_ground(&in, &gc);
         op_foot(&in, &gc);
+        break;
+      case 12:
+        op_tree(&in, &s);
         break;
       default:
 #ifdef IK_FUZZ_BATCH
