@@ -149,7 +149,7 @@ static void a_hand_reaches_five_sampled_fingertips(void **state) {
     memset(&t, 0, sizeof t);
     add_branch(&t, -1, 3, ik_vec3_zero(), ik_vec3_make(0, 1, 0), 1);
     for (f = 0; f < 5; f++)
-      add_branch(&t, 0, 4, ik_vec3_zero(), ik_vec3_make((ik_real)(f - 2) * 0.3, 1, 0), (ik_real)0.3);
+      add_branch(&t, 0, 4, ik_vec3_zero(), ik_vec3_make((ik_real)(f - 2) * (ik_real)0.3, 1, 0), (ik_real)0.3);
     pose = t;
     random_pose(&pose, &r);
     for (f = 1; f <= 5; f++) t.br[f].target = tip(&pose, f);
@@ -235,7 +235,7 @@ static void branch_iterations_cap_what_a_branch_takes_part_in(void **state) {
   assert_int_equal(t.br[2].result.iterations, 2);
   assert_int_equal(t.br[1].result.iterations, t.job.iterations);
   assert_true(t.job.iterations > 2);
-  assert_true(t.br[1].result.distance < 1e-3);
+  assert_true((double)t.br[1].result.distance < 1e-3);
 }
 
 /* Cones on every bone of a Y's arms, and hinges on the trunk. */
@@ -268,7 +268,7 @@ static void constraints_hold_on_every_branch(void **state) {
     t.job.max_iterations = 30;
     assert_int_equal(ik_tree_job_run(&t.job), IK_OK);
     for (b = 0; b < 3; b++)
-      assert_true(ik_chain_constraint_violation(&t.br[b].chain, NULL) <= T_CONSTRAINT_RAD);
+      assert_true((double)ik_chain_constraint_violation(&t.br[b].chain, NULL) <= T_CONSTRAINT_RAD);
     assert_near(max_length_error(&t), 0, T_LEN_REL * 10);
     assert_joined(&t);
   }
@@ -288,7 +288,7 @@ static void a_child_cone_is_measured_from_the_parent_bone(void **state) {
   assert_int_equal(ik_tree_job_run(&t.job), IK_OK);
   trunk_dir = ik_vec3_sub(t.p[0][2], t.p[0][1]);
   arm_dir = ik_vec3_sub(t.p[1][1], t.p[1][0]);
-  assert_true(ik_vec3_angle(trunk_dir, arm_dir) <= 0.3 + T_CONSTRAINT_RAD);
+  assert_true((double)ik_vec3_angle(trunk_dir, arm_dir) <= 0.3 + T_CONSTRAINT_RAD);
 }
 
 /* Rigid first bones keep their rest angle to each other (a chest's two shoulders) and
@@ -468,7 +468,7 @@ static void refuses_bad_input_and_changes_nothing(void **state) {
   REFUSED((t.br[2].chain.derive_lengths = 1, t.p[2][2] = t.p[2][1]), IK_E_BONE_LENGTH, "positions", 2);
   REFUSED(t.br[1].chain.count = 1, IK_E_COUNT, "count", 1);
   /* Each branch within reach on its own, the tree not. */
-  REFUSED((t.len[1][0] = t.len[2][0] = (ik_real)(IK_REAL_MAX_REACH * 0.6)), IK_E_RANGE, "lengths", -1);
+  REFUSED((t.len[1][0] = t.len[2][0] = IK_REAL_MAX_REACH * (ik_real)0.6), IK_E_RANGE, "lengths", -1);
 #undef REFUSED
 }
 

@@ -90,7 +90,7 @@ describe("ik.tree", function()
     local a, b = y_tree{ iterations = 50 }, y_tree{ iterations = 50 }
     a:set_weight(2, 0.2)
     b:set_weight(1, 0.2)
-    assert.are.equal(0.2, b:weight(1))
+    assert.is_true(math.abs(b:weight(1) - 0.2) <= EPS) -- as ik_real holds it
     local ok_a, a1, a2 = a:solve({ 6, 2, 0 }, { -6, 2, 0 })
     local ok_b, b1, b2 = b:solve({ 6, 2, 0 }, { -6, 2, 0 })
     assert.is_false(ok_a)

@@ -46,7 +46,7 @@ static void solves_a_point_tree_and_keeps_its_start(void **state) {
   ik_bone_tree_set_target(t, 1, v3(-1, 2.2, -0.3));
   assert_int_equal(ik_bone_tree_solve(t), IK_OK);
   assert_true(t->job.reached);
-  assert_true(ik_bone_tree_result(t, 0)->distance <= 1e-3);
+  assert_true((double)ik_bone_tree_result(t, 0)->distance <= 1e-3);
   for (j = 1; j < 7; j++)
     assert_near(ik_vec3_dist(t->positions[j], t->positions[Y_PARENTS[j]]), t->lengths[j], T_LEN_REL * 10);
   /* Deterministic: a second solve starts from the pose given, and ends the same. */
@@ -124,7 +124,7 @@ static void a_bone_tree_turns_its_bones_and_never_stretches_them(void **state) {
   {
     ik_vec3 hand;
     ik_skeleton_get_world(sk, 5, &hand, NULL);
-    assert_true(ik_vec3_dist(hand, v3(0.9, 2.4, 0.5)) <= 1e-3);
+    assert_true((double)ik_vec3_dist(hand, v3(0.9, 2.4, 0.5)) <= 1e-3);
     assert_near(ik_vec3_dist(hand, v3(0.9, 2.4, 0.5)), ik_bone_tree_result(t, 0)->distance, 0);
   }
   for (j = 0; j < 9; j++) {
