@@ -9,7 +9,8 @@
  *   3. sweeps: the forward pass, branches last to first, each onto its target or its
  *      children's weighted centroid; the backward (or constraint) pass, first to last;
  *      convergence after each; a constrained tree keeps its best pose;
- *   4. the best pose back when the last is worse, the poles root to tip, the results.
+ *   4. the best pose back when the last is worse; effector branches off a sub-base
+ *      finished as chains; the poles root to tip, the results.
  * The passes are FABRIK's own (ik_fabrik_stages.h), so that a one-branch tree is the
  * plain chain solve.
  */
@@ -415,6 +416,38 @@ static void tree_finish(ik_tree_job *job) {
   }
 }
 
+/* After the sweeps: each effector branch hanging from a sub-base and not yet there is
+ * finished as a chain from where the sweeps left that sub-base (FABRIK's refined mode,
+ * the job's budget again), which reaches in a few damped least-squares steps what the
+ * sweeps approach slowly. The sub-base stays, so the tree stays joined; a branch's pole
+ * is applied after, by tree_finish. Root branches are left as the sweeps left them (a
+ * one-branch tree stays the plain chain solve). */
+static void polish_effectors(ik_tree_job *job) {
+  ik_tree_branch *br = job->branches;
+  const ik_real tol2 = job->tolerance * job->tolerance;
+  int b;
+  for (b = 0; b < job->count; b++) {
+    ik_tree_work *w = &br[b].work;
+    ik_fabrik_job fj;
+    ik_chain c;
+    if (br[b].parent < 0 || w->children != 0 || !(w->weight > 0) || w->frozen) continue;
+    if (ik_vec3_dist2(tip_of(&br[b].chain), br[b].target) <= tol2) continue;
+    if (br[b].rigid_base) {
+      rigid_rest_of(&br[b], &br[br[b].parent], &c);
+      if (c.count < 2) continue;
+    } else {
+      if (w->kinds) set_child_base(&br[b], &br[br[b].parent].chain);
+      c = br[b].chain;
+    }
+    c.has_pole = 0;
+    c.derive_lengths = 0;
+    ik_fabrik_job_init(&fj, &c, br[b].target);
+    fj.tolerance = job->tolerance;
+    fj.max_iterations = br[b].max_iterations > 0 ? br[b].max_iterations : job->max_iterations;
+    ik__fabrik_run_valid(&fj);
+  }
+}
+
 static void tree_run_valid(ik_tree_job *job) {
   tree_best best;
   int b, joints = 0, kinds = 0;
@@ -431,6 +464,7 @@ static void tree_run_valid(ik_tree_job *job) {
       best_offer(job, &best);
     } while (tree_next(job));
     best_restore(job, &best);
+    polish_effectors(job);
   }
   tree_finish(job);
 }

@@ -17,7 +17,9 @@
  *     on a constrained branch, the constraint pass.
  *
  * Convergence is tested after each sweep: every effector of non-zero weight within
- * tolerance. Then each branch's pole is applied, root to tip (a pole keeps a branch's
+ * tolerance. Then each effector branch hanging from a sub-base and not yet there is
+ * finished as a chain from that sub-base (ik_fabrik in refined mode, the branch's or the
+ * job's budget), and each branch's pole is applied, root to tip (a pole keeps a branch's
  * two ends where they are, so the tree stays joined). The job allocates nothing, logs
  * nothing and touches no global state; its only working storage is in the branches.
  *
