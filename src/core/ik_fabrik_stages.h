@@ -34,6 +34,9 @@ typedef struct ik__fabrik_state {
   ik_real prev_err2; /* tip-to-target distance squared after the previous sweep */
   int may_polish;    /* refined mode, and a target the polish can reach (set when
                       * sweeps are to run) */
+  ik_real near2;     /* ik__fabrik_near2, set with may_polish */
+  int polish_due;    /* refined mode: the sweeps done after which the polish takes the
+                      * budget left (REFINE_POLISH_STEPS, at most half of it) */
 } ik__fabrik_state;
 
 /* Stages 1 to 3 on a validated job: measures lengths when asked, lays the chain
@@ -46,6 +49,9 @@ int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s);
  * Returns 0 or 1 as ik__fabrik_begin does, or 2 when sweeps are to run and the
  * positions were moved first (a collinear chain bent). */
 int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len);
+/* The same with the chain's longest bone known too (the fold reach is then not
+ * measured again). */
+int ik__fabrik_begin_known(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len, ik_real longest_len);
 
 /* 1 only when ik_fabrik_validate finds nothing wrong but, perhaps, in the positions and
  * lengths (and their reach), which a caller checks as it reads them (the batch's lanes);
