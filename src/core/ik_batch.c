@@ -47,17 +47,19 @@ static int checked_as_loaded(const ik_fabrik_job *job) {
 
 /* The chain's positions and lengths into lane `lane`, checked as they are read: 1 when
  * ik_fabrik_validate would pass the job, with *total_len the lengths' sum (in
- * ik__total_length's order); 0 when validate must be asked (the lane then holds whatever
+ * ik__total_length's order) and *longest_len the longest (the fold reach's, measured
+ * once); 0 when validate must be asked (the lane then holds whatever
  * was read): it says what is wrong or, for a few odd valid inputs the quick tests do
  * not pass (a base rotation beyond IK_REAL_MAX_COORD), that nothing is. Validating and
  * loading in one pass reads the joints once, where validating the chunk first read them
  * twice, the first time often from memory. */
-static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len) {
+static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len,
+                        ik_real *longest_len) {
   const ik_vec3 *p = job->chain.positions;
   const ik_real *len = job->chain.lengths;
   const int count = job->chain.count, lanes = rows->lanes;
   ik_real *x = rows->x + lane, *y = rows->y + lane, *z = rows->z + lane, *l = rows->len + lane;
-  ik_real total = 0;
+  ik_real total = 0, longest = 0;
   int i, ok = 1;
   for (i = 0; i < count; i++) {
     const ik_vec3 v = p[i];
@@ -70,9 +72,11 @@ static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job,
     const ik_real b = len[i];
     ok &= ik__real_in_range(b) & (b > 0);
     total += b;
+    if (b > longest) longest = b;
     l[i * lanes] = b;
   }
   *total_len = total;
+  *longest_len = longest;
   return ok & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
 }
 
@@ -212,12 +216,12 @@ static void prefetch_positions(const ik_fabrik_job *job) {
 static int enter_lane(ik_batch_lanes *work, int lane, ik_fabrik_job *job, ik_status *status) {
   ik__fabrik_state *s = &work->state[lane];
   const int quick = checked_as_loaded(job);
-  ik_real total_len;
+  ik_real total_len, longest_len;
   int begun;
   work->job[lane] = job;
-  if (quick && load_checked(&work->rows, lane, job, &total_len)) {
+  if (quick && load_checked(&work->rows, lane, job, &total_len, &longest_len)) {
     if (status) *status = IK_OK;
-    begun = ik__fabrik_begin_measured(job, s, total_len);
+    begun = ik__fabrik_begin_known(job, s, total_len, longest_len);
     if (begun == 2) load_positions(&work->rows, lane, job);
   } else {
     if (quick) { /* not validated with its chunk: validate says why the quick checks failed */
@@ -296,10 +300,10 @@ static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, con
  * be stuck takes ik__dls_step's step, from its positions outside the lane. */
 static ik__lane_mask polish_round(ik_batch_lanes *work, int joints, ik__lane_mask polishing) {
   ik__lane_rows *rows = &work->polish;
-  const ik__lane_mask alone = ik__polish_plan_lanes(rows, joints, polishing);
+  const ik__lane_mask alone = work->polish_fns.plan(rows, joints, polishing);
   ik__lane_mask m;
   for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), work->polish_job[lowest_lane(m)]);
-  ik__polish_apply_lanes(rows, joints, polishing & ~alone);
+  work->polish_fns.apply(rows, joints, polishing & ~alone);
   for (m = alone; m; m &= m - 1) {
     const int lane = lowest_lane(m);
     ik_fabrik_job *job = work->polish_job[lane];
@@ -383,7 +387,7 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
   while (sweeping) {
     /* Only lanes the sweep flags, and those whose budget it spent, may stop: the others'
      * ik__fabrik_next would only count the sweep, and their count is kept by rounds. */
-    ik__lane_mask checks = ik__sweep_lanes(&work->rows, joints, sweeping);
+    ik__lane_mask checks = work->sweep(&work->rows, joints, sweeping);
     if (++work->rounds >= work->next_due) checks |= due_lanes(work, sweeping);
     for (m = checks; m; m &= m - 1) {
       ik__dls_state dls;
@@ -461,8 +465,16 @@ size_t ik_batch_lanes_size(void) {
   return sizeof(ik_batch_lanes) + (sizeof(int) + sizeof(short)) * (size_t)IK__CHUNK;
 }
 
+/* The widest instruction set's sweep and polish step into work. */
+static void pick_isa(ik_batch_lanes *work) {
+  const int isa = ik__best_isa();
+  work->sweep = ik__sweep_variant(isa);
+  work->polish_fns = ik__polish_variant(isa);
+}
+
 ik_batch_lanes *ik_batch_lanes_init(void *mem) {
   ik_batch_lanes *work = (ik_batch_lanes *)mem;
+  pick_isa(work);
   work->chunk = IK__CHUNK;
   work->order = (int *)(void *)(work + 1); /* the struct is aligned for ints at least */
   work->joints = (short *)(void *)(work->order + IK__CHUNK);
@@ -500,6 +512,7 @@ void ik_batch_run_slice(ik_batch *batch, int slice, int slices, ik_batch_lanes *
     run_slice(batch, slice, slices, lanes);
     return;
   }
+  pick_isa(&own);
   own.chunk = IK__STACK_CHUNK;
   own.order = order;
   own.joints = joints;

@@ -71,16 +71,20 @@ typedef unsigned long ik__lane_mask;
  * each lane of live, prev_err2 takes tip_err2 and tip_err2 the tip's distance to the
  * target squared (as ik_vec3_dist2(tip, target)); returns the lanes of live where that
  * is <= tol2 or < near2: those whose ik__fabrik_next may stop. (For the others it
- * continues, unless their iteration budget is spent: the caller counts that.) AVX2
- * when the processor has it, else the baseline instruction set. */
-ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+ * continues, unless their iteration budget is spent: the caller counts that.) Reached
+ * through ik__sweep_variant: a lane workspace keeps the one it picked. */
 
-/* The sweep for one instruction set, as ik__sweep_lanes would run it: 0 the baseline,
- * 1 AVX2, 2 one lane at a time in scalar code (what compilers without vector extensions
- * run). NULL when that one is not built here or the processor lacks it. (Lets the tests
- * hold every version to the scalar solver, whichever the machine would pick.) */
+/* The sweep for one instruction set: 0 the baseline, 1 AVX2, 2 one lane at a time in
+ * scalar code (what compilers without vector extensions run), 3 AVX-512F (AVX2's for a
+ * group narrower than its vectors). NULL when that one is not built here or the
+ * processor lacks it. Every one gives the same bits; the tests hold each to the scalar
+ * solver, whichever the machine would pick. */
 typedef ik__lane_mask (*ik__sweep_fn)(ik__lane_rows *rows, int count, ik__lane_mask live);
 ik__sweep_fn ik__sweep_variant(int isa);
+
+/* The widest instruction set this processor runs, of ik__sweep_variant's: what a lane
+ * workspace takes when it is laid out. */
+int ik__best_isa(void);
 
 /* A step whose bone has no length (bone_len2 <= IK_TINY_LEN2), on one lane, in scalar
  * code: the vector sweep computes every lane, then redoes such steps with these. */
@@ -96,8 +100,6 @@ void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i);
  * positions before apply. Apply then turns the chains of `live` by their steps, as
  * ik__dls_apply_step, bit for bit; it changes no lane outside `live`. Without vector
  * extensions plan returns every lane. */
-ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
-void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
 
 /* Both halves for one instruction set, as ik__sweep_variant. */
 typedef struct ik__polish_fns {
@@ -129,6 +131,10 @@ struct ik_batch_lanes {
    * ik__fabrik_state's iterations are the difference), and the first count at which some
    * lane's iteration budget may be spent. */
   long long rounds, entered[IK__LANES], next_due;
+  /* The sweep and polish step of the widest instruction set the processor has, picked
+   * once when the workspace is laid out (ik__best_isa), so a solve reads no global. */
+  ik__sweep_fn sweep;
+  ik__polish_fns polish_fns;
   int chunk;     /* jobs sorted at a time: IK__CHUNK or IK__STACK_CHUNK */
   int *order;    /* chunk of them: the chunk's lane jobs, by joint count */
   short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */

@@ -427,14 +427,18 @@ static void assert_same(const arena *a, const arena *b, const jobs *ja, const jo
   assert_memory_equal(a->base, b->base, a->used);
 }
 
-/* Runs the jobs `ja` (their memory in `a`) through ik_batch_run on pool (NULL: none) and
- * a twin of them job by job; everything must match. Frees both, and `a` with them. */
-static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
+/* Runs the jobs `ja` (their memory in `a`) through ik_batch_run on pool (NULL: none), or
+ * when work is not NULL through ik_batch_run_slice in it, and a twin of them job by job;
+ * everything must match. Frees both, and `a` with them. */
+static void check_against_single_in(arena *a, jobs *ja, ik_pool *pool, ik_batch_lanes *work) {
   arena b = arena_twin(a);
   jobs jb = twin_jobs(a, &b, ja);
   statuses sa = statuses_make(ja), sb = statuses_make(&jb);
   ik_batch batch = batch_of(ja, &sa);
-  assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
+  if (work)
+    ik_batch_run_slice(&batch, 0, 1, work);
+  else
+    assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
   run_single(&jb, &sb);
   assert_same(a, &b, ja, &jb, &sa, &sb);
   statuses_free(&sa);
@@ -443,6 +447,10 @@ static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
   jobs_free(&jb);
   free(a->base);
   free(b.base);
+}
+
+static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
+  check_against_single_in(a, ja, pool, NULL);
 }
 
 /* One random batch of the given sizes through ik_batch_run on `threads` threads (0: no
@@ -626,7 +634,7 @@ static void test_lane_sweeps_match_scalar_sweep_on_degenerate_poses(void **state
   int isa;
   (void)state;
   assert_non_null(ik__sweep_variant(0));
-  for (isa = 0; isa < 3; isa++)
+  for (isa = 0; isa < 4; isa++)
     if (ik__sweep_variant(isa)) check_lane_sweep(ik__sweep_variant(isa), 4000 + (uint64_t)isa);
 }
 
@@ -729,7 +737,7 @@ static void test_lane_polish_matches_scalar_step_on_hard_poses(void **state) {
   int isa;
   (void)state;
   assert_non_null(ik__polish_variant(0).plan);
-  for (isa = 0; isa < 3; isa++)
+  for (isa = 0; isa < 4; isa++)
     if (ik__polish_variant(isa).plan) check_lane_polish(ik__polish_variant(isa), 5000 + (uint64_t)isa);
 }
 
@@ -798,8 +806,9 @@ static void test_lane_polish_turns_as_the_scalar_step(void **state) {
   (void)state;
   /* Not the scalar variant (2, and every one without vector extensions): there every
    * step is ik__dls_step's, and apply does nothing. */
-  for (isa = 0; isa < 2; isa++)
-    if (ik__polish_variant(isa).apply && ik__polish_variant(isa).apply != ik__polish_variant(2).apply)
+  for (isa = 0; isa < 4; isa++)
+    if (isa != 2 && ik__polish_variant(isa).apply &&
+        ik__polish_variant(isa).apply != ik__polish_variant(2).apply)
       check_lane_turns(ik__polish_variant(isa), 6000 + (uint64_t)isa);
 }
 
@@ -840,6 +849,55 @@ static void test_refined_crowd_matches_single_runs(void **state) {
     check_against_single(&a, &ja, pool);
     ik_pool_free(pool);
   }
+}
+
+/* The refined crowd's chains (plain and refined, 3 to 200 joints: every lane width, and
+ * for floats a group narrower than AVX-512's vectors) through a lane workspace made to
+ * run each instruction set this machine has, whichever it would pick: every one ends
+ * every chain as ik_fabrik_run does, so each ends them as the others do. */
+static void test_each_instruction_set_solves_a_crowd_alike(void **state) {
+  const int counts[] = {3, 10, 100, 200};
+  ik_batch_lanes *work;
+  void *mem;
+  int isa, c, ran = 0;
+  (void)state;
+  assert_int_equal(posix_memalign(&mem, IK_BATCH_LANES_ALIGN, ik_batch_lanes_size()), 0);
+  work = ik_batch_lanes_init(mem);
+  assert_non_null(work->sweep);
+  assert_true(work->sweep == ik__sweep_variant(ik__best_isa()));
+  for (isa = 0; isa < 4; isa++) {
+    if (!ik__sweep_variant(isa)) continue;
+    work->sweep = ik__sweep_variant(isa);
+    work->polish_fns = ik__polish_variant(isa);
+    ran++;
+    for (c = 0; c < (int)(sizeof counts / sizeof counts[0]); c++) {
+      t_rng r = t_rng_make(7000 + (uint64_t)c);
+      const int n = counts[c], chains = 120;
+      arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536);
+      jobs ja;
+      int i;
+      memset(&ja, 0, sizeof ja);
+      ja.fabrik_count = chains;
+      jobs_alloc(&ja);
+      for (i = 0; i < chains; i++) {
+        ik_vec3 *p = (ik_vec3 *)arena_take(&a, sizeof *p * (size_t)n);
+        ik_real *len = (ik_real *)arena_take(&a, sizeof *len * (size_t)n);
+        ik_chain chain;
+        ik_real total;
+        t_straight_chain(p, n, 1);
+        total = ik_measure_lengths(p, n, len);
+        ik_chain_init(&chain, p, n, len);
+        ik_fabrik_job_init(&ja.fabrik[i], &chain,
+                           ik_vec3_scale(t_unit_vector(&r), total * (ik_real)t_uniform(&r, 0.02, 0.99)));
+        ja.fabrik[i].tolerance = (ik_real)1e-4 * total;
+        ja.fabrik[i].max_iterations = 1 + i % 20;
+        ja.fabrik[i].mode = i % 3 == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
+      }
+      check_against_single_in(&a, &ja, NULL, work);
+    }
+  }
+  assert_true(ran >= 2); /* the baseline and the scalar code at least */
+  free(mem);
 }
 
 /* ---- refused jobs, malformed batches ---- */
@@ -1086,6 +1144,7 @@ int main(void) {
       cmocka_unit_test(test_lane_polish_matches_scalar_step_on_hard_poses),
       cmocka_unit_test(test_lane_polish_turns_as_the_scalar_step),
       cmocka_unit_test(test_refined_crowd_matches_single_runs),
+      cmocka_unit_test(test_each_instruction_set_solves_a_crowd_alike),
       cmocka_unit_test(test_refused_jobs_are_untouched_and_the_rest_solved),
       cmocka_unit_test(test_malformed_batch_is_refused_whole),
       cmocka_unit_test(test_empty_batch),
