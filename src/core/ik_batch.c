@@ -181,6 +181,7 @@ static void clear_rows(ik__lane_rows *rows, int count) {
   memset(rows->plane_x, 0, sizeof rows->plane_x);
   memset(rows->plane_y, 0, sizeof rows->plane_y);
   memset(rows->plane_z, 0, sizeof rows->plane_z);
+  memset(rows->total, 0, sizeof rows->total);
   memset(rows->max_step, 0, sizeof rows->max_step);
   memset(rows->floor2, 0, sizeof rows->floor2);
   memset(rows->err2, 0, sizeof rows->err2);
@@ -289,7 +290,8 @@ static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, con
   load_positions(rows, lane, job);
   load_lengths(rows, lane, job);
   load_ends(rows, lane, job, s);
-  put_plane(work, lane);
+  rows->total[lane] = s->total_len;
+  work->unplaned |= (ik__lane_mask)1 << lane; /* its plane is found before the next step */
   rows->max_step[lane] = dls->max_step_len;
   rows->floor2[lane] = ik__fabrik_polish_floor2(s);
   rows->err2[lane] = ik_vec3_dist2(job->chain.positions[job->chain.count - 1], job->target);
@@ -300,8 +302,16 @@ static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, con
  * be stuck takes ik__dls_step's step, from its positions outside the lane. */
 static ik__lane_mask polish_round(ik_batch_lanes *work, int joints, ik__lane_mask polishing) {
   ik__lane_rows *rows = &work->polish;
-  const ik__lane_mask alone = work->polish_fns.plan(rows, joints, polishing);
-  ik__lane_mask m;
+  ik__lane_mask alone, m;
+  if (work->unplaned) { /* the chains that came in: their ik__dls_state's plane_n, in lanes */
+    work->polish_fns.plane(rows, joints, work->unplaned);
+    for (m = work->unplaned; m; m &= m - 1) {
+      const int lane = lowest_lane(m);
+      work->dls[lane].plane_n = ik_vec3_make(rows->plane_x[lane], rows->plane_y[lane], rows->plane_z[lane]);
+    }
+    work->unplaned = 0;
+  }
+  alone = work->polish_fns.plan(rows, joints, polishing);
   for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), work->polish_job[lowest_lane(m)]);
   work->polish_fns.apply(rows, joints, polishing & ~alone);
   for (m = alone; m; m &= m - 1) {
@@ -375,6 +385,7 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
   work->rows.lanes = work->polish.lanes = lanes;
   work->rounds = 0;
   work->next_due = LLONG_MAX;
+  work->unplaned = 0;
   clear_rows(&work->polish, joints);
   for (lane = 0; lane < lanes; lane++) {
     if (fill_lane(work, lane, q)) {
@@ -398,7 +409,7 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
       if (ik__fabrik_next(job, s, lane_point(&work->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
       store_positions(&work->rows, lane, job);
-      if (ik__fabrik_polish_begin(job, s, &dls)) {
+      if (ik__fabrik_polish_begin_planeless(job, s, &dls)) {
         int free_lane;
         while (polishing == all) polishing = polish_round(work, joints, polishing);
         free_lane = lowest_lane(~polishing & all);

@@ -41,8 +41,8 @@ typedef struct IK__ALIGN32 ik__lane_rows {
   ik_real root_dir_x[IK__LANES], root_dir_y[IK__LANES], root_dir_z[IK__LANES];
   /* A polishing lane's step: its ik__dls_state's plane_n and max_step_len, the damping
    * floor (ik__fabrik_polish_floor2), the tip's error squared before the step, and the
-   * step planned (y). */
-  ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES];
+   * step planned (y); and its total length, which the plane is found with. */
+  ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES], total[IK__LANES];
   ik_real max_step[IK__LANES], floor2[IK__LANES], err2[IK__LANES];
   ik_real step_x[IK__LANES], step_y[IK__LANES], step_z[IK__LANES];
   /* A sweeping lane's stop test, so that a sweep can tell which lanes may stop without a
@@ -101,10 +101,15 @@ void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i);
  * ik__dls_apply_step, bit for bit; it changes no lane outside `live`. Without vector
  * extensions plan returns every lane. */
 
-/* Both halves for one instruction set, as ik__sweep_variant. */
+/* The polish's start over lane groups: ik__plane_normal of the chains of `live` (their
+ * joints, target and total) into their plane_x, y, z, bit for bit; no other lane
+ * changes. */
+
+/* The three for one instruction set, as ik__sweep_variant. */
 typedef struct ik__polish_fns {
   ik__lane_mask (*plan)(ik__lane_rows *rows, int count, ik__lane_mask live);
   void (*apply)(ik__lane_rows *rows, int count, ik__lane_mask live);
+  void (*plane)(ik__lane_rows *rows, int count, ik__lane_mask live);
 } ik__polish_fns;
 ik__polish_fns ik__polish_variant(int isa);
 
@@ -131,6 +136,9 @@ struct ik_batch_lanes {
    * ik__fabrik_state's iterations are the difference), and the first count at which some
    * lane's iteration budget may be spent. */
   long long rounds, entered[IK__LANES], next_due;
+  /* Polish lanes whose chains came in since the last step: their planes are found, all
+   * at once, before it. */
+  ik__lane_mask unplaned;
   /* The sweep and polish step of the widest instruction set the processor has, picked
    * once when the workspace is laid out (ik__best_isa), so a solve reads no global. */
   ik__sweep_fn sweep;

@@ -108,6 +108,23 @@ static void apply_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
   (void)live;
 }
 
+/* ik__plane_normal itself, lane by lane. */
+static void plane_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  ik_vec3 p[IK_BATCH_LANE_MAX_JOINTS];
+  int lane, i;
+  for (lane = 0; lane < rows->lanes; lane++) {
+    ik_vec3 n;
+    if (!(live >> lane & 1)) continue;
+    for (i = 0; i < count; i++) p[i] = lane_point(rows, i, lane);
+    n = ik__plane_normal(p, count,
+                         ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]),
+                         rows->total[lane]);
+    rows->plane_x[lane] = n.x;
+    rows->plane_y[lane] = n.y;
+    rows->plane_z[lane] = n.z;
+  }
+}
+
 #if defined(__GNUC__)
 
 /* After a row of a vector sweep, each lane of `live` whose bone had no length there
@@ -164,6 +181,7 @@ static inline int bits_v16(ik__m16 c) {
 #endif
 #define SWEEP_M ik__m16
 #define PLAN_NAME plan_base
+#define PLANE_NAME plane_base
 #define APPLY_NAME apply_base
 #include "ik_batch_polish_body.h"
 #include "ik_batch_sweep_body.h"
@@ -175,6 +193,7 @@ static inline int bits_v16(ik__m16 c) {
 #undef SWEEP_BITS
 #undef SWEEP_M
 #undef PLAN_NAME
+#undef PLANE_NAME
 #undef APPLY_NAME
 
 /* AVX2: 32-byte vectors, picked at run time. (Not FMA: a fused multiply-add would round
@@ -186,6 +205,7 @@ typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
 #define SWEEP_NAME sweep_avx2
 #define SWEEP_M ik__m32
 #define PLAN_NAME plan_avx2
+#define PLANE_NAME plane_avx2
 #define APPLY_NAME apply_avx2
 #define SWEEP_TARGET __attribute__((target("avx2")))
 #define SWEEP_V ik__v32
@@ -209,6 +229,7 @@ typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
 #undef SWEEP_BITS
 #undef SWEEP_M
 #undef PLAN_NAME
+#undef PLANE_NAME
 #undef APPLY_NAME
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -225,6 +246,7 @@ typedef ik__lane_int ik__m64 __attribute__((vector_size(64), aligned(32)));
 #define SWEEP_NAME sweep_avx512_wide
 #define SWEEP_M ik__m64
 #define PLAN_NAME plan_avx512_wide
+#define PLANE_NAME plane_avx512_wide
 #define APPLY_NAME apply_avx512_wide
 #define SWEEP_TARGET __attribute__((target("avx512f")))
 #define SWEEP_V ik__v64
@@ -244,6 +266,12 @@ static ik__lane_mask sweep_avx512(ik__lane_rows *rows, int count, ik__lane_mask 
 }
 static ik__lane_mask plan_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
   return rows->lanes < 4 * SWEEP_W ? plan_avx2(rows, count, live) : plan_avx512_wide(rows, count, live);
+}
+static void plane_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  if (rows->lanes < 4 * SWEEP_W)
+    plane_avx2(rows, count, live);
+  else
+    plane_avx512_wide(rows, count, live);
 }
 static void apply_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
   if (rows->lanes < 4 * SWEEP_W)
@@ -274,24 +302,28 @@ ik__sweep_fn ik__sweep_variant(int isa) {
 }
 
 ik__polish_fns ik__polish_variant(int isa) {
-  ik__polish_fns fns = {NULL, NULL};
+  ik__polish_fns fns = {NULL, NULL, NULL};
   if (!isa_present(isa)) return fns;
   if (isa == 0) {
     fns.plan = plan_base;
     fns.apply = apply_base;
+    fns.plane = plane_base;
   }
   if (isa == 2) {
     fns.plan = plan_scalar;
     fns.apply = apply_scalar;
+    fns.plane = plane_scalar;
   }
 #ifdef IK__SWEEP_AVX2
   if (isa == 1) {
     fns.plan = plan_avx2;
     fns.apply = apply_avx2;
+    fns.plane = plane_avx2;
   }
   if (isa == 3) {
     fns.plan = plan_avx512;
     fns.apply = apply_avx512;
+    fns.plane = plane_avx512;
   }
 #endif
   return fns;
@@ -308,10 +340,11 @@ int ik__best_isa(void) {
 ik__sweep_fn ik__sweep_variant(int isa) { return isa == 0 || isa == 2 ? sweep_scalar : NULL; }
 
 ik__polish_fns ik__polish_variant(int isa) {
-  ik__polish_fns fns = {NULL, NULL};
+  ik__polish_fns fns = {NULL, NULL, NULL};
   if (isa == 0 || isa == 2) {
     fns.plan = plan_scalar;
     fns.apply = apply_scalar;
+    fns.plane = plane_scalar;
   }
   return fns;
 }

@@ -102,6 +102,10 @@ void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best);
 /* After the sweeps, on the chain's positions: 1, with dls set up, when refined mode's
  * polish is to take at least one step. */
 int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls);
+/* The same but for dls->plane_n, left zero: the caller sets ik__plane_normal's (of the
+ * positions, target and total length) before the first step. */
+int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s,
+                                      ik__dls_state *dls);
 
 /* The polish's damping floor, squared: a step's lambda^2 is this plus |error|^2. */
 ik_real ik__fabrik_polish_floor2(const ik__fabrik_state *s);

@@ -209,6 +209,13 @@ static inline int ik__off_line(const ik_vec3 *p, int i, ik_vec3 line_dir, ik_rea
  * re-placed at its bone length (a bone with no direction takes its parent's). */
 void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first, ik_quat q,
                        ik_vec3 parent_dir);
+/* Plane lock (ik__plane_normal): points within this many epsilons of the pose's size of
+ * a plane lie in it (a planar pose moved by rounding only) ... */
+#define IK__FLAT_EPSILONS ((ik_real)256)
+/* ... but a pose within this fraction of its size of one line has no plane worth
+ * keeping: rounding could tilt the normal found about that line. (Here for the batch's
+ * lane copy of ik__plane_normal.) */
+#define IK__LINE_FRACTION ((ik_real)1e-3)
 /* Unit normal of the plane holding the target and every joint (to rounding), or zero
  * when they lie on one line or span space. Turning about it keeps a planar chain planar
  * exactly, where the minimal rotation's own axis would drift by rounding. */

@@ -676,6 +676,67 @@ static ik_vec3 random_polish_pose(t_rng *r, ik_vec3 *p, ik_real *len, int n) {
   return target;
 }
 
+/* Rows of every width, some lanes left out of `live`: the lane plane step against
+ * ik__plane_normal, bit for bit, on the polish's hard poses (planar chains, straight
+ * ones with the target on their line or off it, joints on joints) and on planar ones
+ * nudged off their plane by about the flatness bound; the other lanes keep their
+ * planes. Both answers (a plane, none) must be seen. */
+static void check_lane_plane(ik__polish_fns fns, uint64_t seed) {
+  static ik__lane_rows rows, before;
+  t_rng r = t_rng_make(seed);
+  int trial, planes = 0, none = 0;
+  for (trial = 0; trial < 300; trial++) {
+    const int n = t_int(&r, 2, 12);
+    ik_vec3 p[IK__LANES][12];
+    ik_real len[IK__LANES][12];
+    ik_vec3 target[IK__LANES];
+    ik__lane_mask live = 0;
+    int lane, i;
+    rows.lanes = IK__LANES >> t_int(&r, 0, 2);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_real total = 0;
+      target[lane] = random_polish_pose(&r, p[lane], len[lane], n);
+      if (t_int(&r, 0, 3) == 0) { /* planar, then nudged near the bound */
+        const ik_real nudge = (ik_real)t_uniform(&r, 0, 512) * IK_REAL_EPSILON * (ik_real)n;
+        for (i = 0; i < n; i++) p[lane][i].z = 0;
+        target[lane].z = 0;
+        p[lane][t_int(&r, 0, n - 1)].z = nudge;
+      }
+      for (i = 0; i + 1 < n; i++) total += len[lane][i];
+      put_chain(&rows, lane, p[lane], len[lane], n);
+      rows.target_x[lane] = target[lane].x;
+      rows.target_y[lane] = target[lane].y;
+      rows.target_z[lane] = target[lane].z;
+      rows.total[lane] = total;
+      rows.plane_x[lane] = rows.plane_y[lane] = rows.plane_z[lane] = (ik_real)lane;
+      if (t_int(&r, 0, 3)) live |= (ik__lane_mask)1 << lane;
+    }
+    before = rows;
+    fns.plane(&rows, n, live);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_vec3 want, got = ik_vec3_make(rows.plane_x[lane], rows.plane_y[lane], rows.plane_z[lane]);
+      ik_real total = 0;
+      for (i = 0; i + 1 < n; i++) total += len[lane][i];
+      want = live >> lane & 1
+                 ? ik__plane_normal(p[lane], n, target[lane], total)
+                 : ik_vec3_make(before.plane_x[lane], before.plane_y[lane], before.plane_z[lane]);
+      assert_memory_equal(&got, &want, sizeof got);
+      if (live >> lane & 1) {
+        planes += ik_vec3_len2(want) > 0;
+        none += ik_vec3_len2(want) == 0;
+      }
+    }
+  }
+  assert_true(planes > 0 && none > 0);
+}
+
+static void test_lane_planes_match_scalar_plane_normal(void **state) {
+  int isa;
+  (void)state;
+  for (isa = 0; isa < 4; isa++)
+    if (ik__polish_variant(isa).plane) check_lane_plane(ik__polish_variant(isa), 8000 + (uint64_t)isa);
+}
+
 /* Rows of every width, some lanes left out of `live`: the lane polish step (plan, then
  * apply on the lanes plan does not hand back) against ik__dls_step, lane by lane; the
  * lanes outside `live` untouched by apply. */
@@ -1143,6 +1204,7 @@ int main(void) {
       cmocka_unit_test(test_lane_sweeps_match_scalar_sweep_on_degenerate_poses),
       cmocka_unit_test(test_lane_polish_matches_scalar_step_on_hard_poses),
       cmocka_unit_test(test_lane_polish_turns_as_the_scalar_step),
+      cmocka_unit_test(test_lane_planes_match_scalar_plane_normal),
       cmocka_unit_test(test_refined_crowd_matches_single_runs),
       cmocka_unit_test(test_each_instruction_set_solves_a_crowd_alike),
       cmocka_unit_test(test_refused_jobs_are_untouched_and_the_rest_solved),
