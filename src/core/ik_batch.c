@@ -279,22 +279,30 @@ static void put_plane(ik_batch_lanes *work, int lane) {
   work->polish.plane_z[lane] = n.z;
 }
 
-/* A chain whose sweeps handed over (positions in the job, polish set up in dls) into the
- * free polish lane `lane`. */
-static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, const ik__fabrik_state *s,
-                         const ik__dls_state *dls) {
+/* A chain whose sweeps handed over (its positions still in sweep lane `from`, its tip
+ * err2 from the target, polish set up in dls) into the free polish lane `lane`: lane to
+ * lane, not through the job's memory. */
+static void enter_polish(ik_batch_lanes *work, int lane, int from, ik_real err2, ik_fabrik_job *job,
+                         const ik__fabrik_state *s, const ik__dls_state *dls) {
   ik__lane_rows *rows = &work->polish;
+  const ik__lane_rows *sweep = &work->rows;
+  const int count = job->chain.count, lanes = rows->lanes;
+  int i;
   work->polish_job[lane] = job;
   work->polish_state[lane] = *s;
   work->dls[lane] = *dls;
-  load_positions(rows, lane, job);
-  load_lengths(rows, lane, job);
+  for (i = 0; i < count; i++) {
+    rows->x[i * lanes + lane] = sweep->x[i * lanes + from];
+    rows->y[i * lanes + lane] = sweep->y[i * lanes + from];
+    rows->z[i * lanes + lane] = sweep->z[i * lanes + from];
+  }
+  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + lane] = sweep->len[i * lanes + from];
   load_ends(rows, lane, job, s);
   rows->total[lane] = s->total_len;
   work->unplaned |= (ik__lane_mask)1 << lane; /* its plane is found before the next step */
   rows->max_step[lane] = dls->max_step_len;
   rows->floor2[lane] = ik__fabrik_polish_floor2(s);
-  rows->err2[lane] = ik_vec3_dist2(job->chain.positions[job->chain.count - 1], job->target);
+  rows->err2[lane] = err2;
 }
 
 /* One polish step of every chain of the polish group (`polishing`), then those that are
@@ -408,14 +416,15 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
       s->prev_err2 = work->rows.prev_err2[lane];
       if (ik__fabrik_next(job, s, lane_point(&work->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
-      store_positions(&work->rows, lane, job);
-      if (ik__fabrik_polish_begin_planeless(job, s, &dls)) {
+      /* The sweep's tip_err2 is ik_vec3_dist2(tip, target), bit for bit. */
+      if (ik__fabrik_polish_begin_planeless(job, s, work->rows.tip_err2[lane], &dls)) {
         int free_lane;
         while (polishing == all) polishing = polish_round(work, joints, polishing);
         free_lane = lowest_lane(~polishing & all);
-        enter_polish(work, free_lane, job, s, &dls);
+        enter_polish(work, free_lane, lane, work->rows.tip_err2[lane], job, s, &dls);
         polishing |= (ik__lane_mask)1 << free_lane;
       } else {
+        store_positions(&work->rows, lane, job);
         ik__fabrik_finish(job, s);
       }
       if (fill_lane(work, lane, q)) sweeping |= m & -m;

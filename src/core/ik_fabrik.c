@@ -178,21 +178,20 @@ int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip) 
 
 int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls) {
   const ik_chain *chain = &job->chain;
-  if (!ik__fabrik_polish_begin_planeless(job, s, dls)) return 0;
+  const ik_real err2 = ik_vec3_dist2(chain->positions[chain->count - 1], job->target);
+  if (!ik__fabrik_polish_begin_planeless(job, s, err2, dls)) return 0;
   dls->plane_n = ik__plane_normal(chain->positions, chain->count, job->target, s->total_len);
   return 1;
 }
 
-int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s,
+int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2,
                                       ik__dls_state *dls) {
-  const ik_chain *chain = &job->chain;
-  const ik_real err2 = ik_vec3_dist2(chain->positions[chain->count - 1], job->target);
   /* No sweeps, no polish: the chain was laid straight, or was there already. */
   if (job->mode != IK_FABRIK_REFINED || s->iterations == 0 || !s->may_polish) return 0;
   if (err2 <= s->tolerance_len2 || s->iterations >= job->max_iterations) return 0;
   /* may_polish: the target lies beyond the fold reach, which is all ik__dls_begin would
    * measure again for may_unstall. */
-  ik__dls_begin_planeless(dls, REFINE_DAMPING, s->root_dir, s->total_len, s->kinds, chain->count >= 3);
+  ik__dls_begin_planeless(dls, REFINE_DAMPING, s->root_dir, s->total_len, s->kinds, job->chain.count >= 3);
   return 1;
 }
 

@@ -102,9 +102,11 @@ void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best);
 /* After the sweeps, on the chain's positions: 1, with dls set up, when refined mode's
  * polish is to take at least one step. */
 int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls);
-/* The same but for dls->plane_n, left zero: the caller sets ik__plane_normal's (of the
- * positions, target and total length) before the first step. */
-int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s,
+/* The same but for dls->plane_n, left zero, with err2 the tip's distance to the target
+ * squared (as ik_vec3_dist2 measures it): for a caller that has both where the
+ * positions are not (the batch's lanes), and sets ik__plane_normal's (of the positions,
+ * target and total length) before the first step. */
+int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2,
                                       ik__dls_state *dls);
 
 /* The polish's damping floor, squared: a step's lambda^2 is this plus |error|^2. */
