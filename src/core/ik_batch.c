@@ -59,25 +59,27 @@ static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job,
   const ik_real *len = job->chain.lengths;
   const int count = job->chain.count, lanes = rows->lanes;
   ik_real *x = rows->x + lane, *y = rows->y + lane, *z = rows->z + lane, *l = rows->len + lane;
+  ik_vec3 sums = ik_vec3_zero();
   ik_real total = 0, longest = 0;
   int i, ok = 1;
   for (i = 0; i < count; i++) {
     const ik_vec3 v = p[i];
-    ok &= ik__vec3_in_range(v);
+    ik__add_magnitudes(&sums, v);
     x[i * lanes] = v.x;
     y[i * lanes] = v.y;
     z[i * lanes] = v.z;
   }
+  /* Each length positive; in range then when the reach is (their sum is within it). */
   for (i = 0; i + 1 < count; i++) {
     const ik_real b = len[i];
-    ok &= ik__real_in_range(b) & (b > 0);
+    ok &= b > 0;
     total += b;
     if (b > longest) longest = b;
     l[i * lanes] = b;
   }
   *total_len = total;
   *longest_len = longest;
-  return ok & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
+  return ok & ik__sums_in_range(sums) & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
 }
 
 static void load_positions(ik__lane_rows *rows, int lane, const ik_fabrik_job *job) {

@@ -260,18 +260,21 @@ static int quick_valid(const ik_fabrik_job *job, ik_real *total_len, ik_real *lo
   const ik_chain *chain = &job->chain;
   const ik_vec3 *p = chain->positions;
   const ik_real *len = chain->lengths;
+  ik_vec3 sums = ik_vec3_zero();
   ik_real total = 0, longest = 0;
-  int i, ok;
+  int i, ok = 1;
   if (!p || !len || chain->count < 2 || chain->derive_lengths) return 0;
-  ok = ik__vec3_in_range(p[0]);
+  ik__add_magnitudes(&sums, p[0]);
+  /* Each length positive; in range then when the reach is (their sum is within it). */
   for (i = 0; i + 1 < chain->count; i++) {
-    ok &= ik__vec3_in_range(p[i + 1]) & ik__real_in_range(len[i]) & (len[i] > 0);
+    ik__add_magnitudes(&sums, p[i + 1]);
+    ok &= len[i] > 0;
     total += len[i];
     if (len[i] > longest) longest = len[i];
   }
   *total_len = total;
   *longest_len = longest;
-  return ok & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
+  return ok & ik__sums_in_range(sums) & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
 }
 
 ik_status ik_fabrik_run(ik_fabrik_job *job) {

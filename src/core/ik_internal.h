@@ -28,6 +28,18 @@ static inline int ik__vec3_in_range(ik_vec3 v) {
   return ik__real_in_range(v.x) & ik__real_in_range(v.y) & ik__real_in_range(v.z);
 }
 
+/* The per-joint part of the quick checks, in two operations a coordinate where testing
+ * each took four: the magnitudes of the coordinates summed axis by axis. Every
+ * coordinate is in range when the sums are (ik__sums_in_range), and NaN or infinity
+ * makes a sum fail; a pose whose sums alone exceed the range is left to the full check,
+ * which then passes it. */
+static inline void ik__add_magnitudes(ik_vec3 *sums, ik_vec3 v) {
+  sums->x += ik_fabs(v.x);
+  sums->y += ik_fabs(v.y);
+  sums->z += ik_fabs(v.z);
+}
+static inline int ik__sums_in_range(ik_vec3 sums) { return ik__vec3_in_range(sums); }
+
 /* Bit for bit the same quaternion (a setter's "no change", a job's "nothing turns"). */
 static inline int ik__quat_identical(ik_quat a, ik_quat b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
