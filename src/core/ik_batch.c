@@ -114,6 +114,13 @@ static void load_ends(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, c
   rows->root_dir_z[lane] = s->root_dir.z;
 }
 
+/* Sweeps after which a lane's ik__fabrik_next must be asked whatever its sweeps flag:
+ * when a refined chain's polish is due (near the target it then hands over however fast
+ * it converges), else when its budget is spent. */
+static int first_due(const ik__fabrik_state *s, const ik_fabrik_job *job) {
+  return s->near2 >= 0 ? s->polish_due : job->max_iterations;
+}
+
 /* What a sweep and its stop test read of a chain besides its joints: its ends, and what
  * ik__fabrik_next tests, from the state ik__fabrik_begin left. */
 static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *job,
@@ -123,9 +130,10 @@ static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *j
   rows->tip_err2[lane] = s->prev_err2;
   rows->tol2[lane] = s->tolerance_len2;
   rows->near2[lane] = ik__fabrik_near2(job, s);
+  rows->slow2[lane] = ik__fabrik_slow2();
   work->entered[lane] = work->rounds;
-  if (work->rounds + job->max_iterations < work->next_due)
-    work->next_due = work->rounds + job->max_iterations;
+  work->due_at[lane] = work->rounds + first_due(s, job);
+  if (work->due_at[lane] < work->next_due) work->next_due = work->due_at[lane];
 }
 
 /* The positions of lane `lane` of rows back into the job's chain. */
@@ -164,6 +172,7 @@ static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
   rows->tip_err2[to] = rows->tip_err2[from];
   rows->tol2[to] = rows->tol2[from];
   rows->near2[to] = rows->near2[from];
+  rows->slow2[to] = rows->slow2[from];
 }
 
 /* The polish group's rows for `count`-joint chains, zero: a step computes lanes that hold
@@ -256,18 +265,23 @@ static int fill_lane(ik_batch_lanes *work, int lane, queue *q) {
   return 0;
 }
 
-/* The lanes of `live` whose iteration budget the last sweep spent (their _next stops
- * them); the next count at which another's will be spent goes to work->next_due. */
+/* The lanes of `live` whose iteration budget the last sweep spent, or whose polish it
+ * made due (from then on their sweeps flag every near sweep: slow2 -1, and their next
+ * due count is their budget's); the next count at which another's will be goes to
+ * work->next_due. */
 static ik__lane_mask due_lanes(ik_batch_lanes *work, ik__lane_mask live) {
   ik__lane_mask due = 0, m;
   long long next_due = LLONG_MAX;
   for (m = live; m; m &= m - 1) {
     const int lane = lowest_lane(m);
-    const long long deadline = work->entered[lane] + work->job[lane]->max_iterations;
-    if (deadline <= work->rounds)
+    if (work->due_at[lane] <= work->rounds) {
       due |= m & -m;
-    else if (deadline < next_due)
-      next_due = deadline;
+      if (work->rows.slow2[lane] > -1 && work->rows.near2[lane] >= 0) { /* the polish's */
+        work->rows.slow2[lane] = -1;
+        work->due_at[lane] = work->entered[lane] + work->job[lane]->max_iterations;
+      }
+    }
+    if (work->due_at[lane] > work->rounds && work->due_at[lane] < next_due) next_due = work->due_at[lane];
   }
   work->next_due = next_due;
   return due;
@@ -377,6 +391,7 @@ static ik__lane_mask pack_lanes(ik_batch_lanes *work, int joints, ik__lane_mask 
     work->job[to] = work->job[top];
     work->state[to] = work->state[top];
     work->entered[to] = work->entered[top];
+    work->due_at[to] = work->due_at[top];
     sweeping = (sweeping | (ik__lane_mask)1 << to) & ~((ik__lane_mask)1 << top);
     top = highest_lane(sweeping);
   }

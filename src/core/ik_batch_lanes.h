@@ -48,9 +48,11 @@ typedef struct IK__ALIGN32 ik__lane_rows {
   /* A sweeping lane's stop test, so that a sweep can tell which lanes may stop without a
    * call per lane: the tip's distance to the target squared after the last sweep and the
    * one before (ik__fabrik_state's prev_err2 as it was before the last sweep), the
-   * tolerance squared, and the distance squared within which refined mode may hand over
-   * to the polish (negative when it never does). */
-  ik_real tip_err2[IK__LANES], prev_err2[IK__LANES], tol2[IK__LANES], near2[IK__LANES];
+   * tolerance squared, the distance squared within which refined mode may hand over
+   * to the polish (negative when it never does), and the share of the error before
+   * that a near sweep must keep, squared, to count as slow (ik__fabrik_slow2; -1 once
+   * the budget left is the polish's, when every near sweep may hand over). */
+  ik_real tip_err2[IK__LANES], prev_err2[IK__LANES], tol2[IK__LANES], near2[IK__LANES], slow2[IK__LANES];
   int lanes; /* in use, the length of a row: ik__lanes_for(joint count) */
 } ik__lane_rows;
 
@@ -70,8 +72,9 @@ typedef unsigned long ik__lane_mask;
  * `live` (below rows->lanes). Lanes outside `live` may be changed in any way. Then, for
  * each lane of live, prev_err2 takes tip_err2 and tip_err2 the tip's distance to the
  * target squared (as ik_vec3_dist2(tip, target)); returns the lanes of live where that
- * is <= tol2 or < near2: those whose ik__fabrik_next may stop. (For the others it
- * continues, unless their iteration budget is spent: the caller counts that.) Reached
+ * is <= tol2, or < near2 and > slow2 times prev_err2: those whose ik__fabrik_next may
+ * stop. (For the others it continues, unless their iteration budget is spent or their
+ * polish is due: the caller counts those.) Reached
  * through ik__sweep_variant: a lane workspace keeps the one it picked. */
 
 /* The sweep for one instruction set: 0 the baseline, 1 AVX2, 2 one lane at a time in
@@ -136,6 +139,9 @@ struct ik_batch_lanes {
    * ik__fabrik_state's iterations are the difference), and the first count at which some
    * lane's iteration budget may be spent. */
   long long rounds, entered[IK__LANES], next_due;
+  /* The count at which each lane's ik__fabrik_next must be asked whatever its sweep
+   * flags: its polish's due count, then its budget's. */
+  long long due_at[IK__LANES];
   /* Polish lanes whose chains came in since the last step: their planes are found, all
    * at once, before it. */
   ik__lane_mask unplaned;

@@ -88,9 +88,11 @@ static ik__lane_mask sweep_scalar(ik__lane_rows *rows, int count, ik__lane_mask 
     sweep_lane(rows, count, lane);
     err2 = ik_vec3_dist2(lane_point(rows, count - 1, lane),
                          ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]));
-    rows->prev_err2[lane] = rows->tip_err2[lane];
+    const ik_real before2 = rows->tip_err2[lane];
+    rows->prev_err2[lane] = before2;
     rows->tip_err2[lane] = err2;
-    if (err2 <= rows->tol2[lane] || err2 < rows->near2[lane]) checks |= (ik__lane_mask)1 << lane;
+    if (err2 <= rows->tol2[lane] || (err2 < rows->near2[lane] && err2 > rows->slow2[lane] * before2))
+      checks |= (ik__lane_mask)1 << lane;
   }
   return checks;
 }

@@ -159,6 +159,8 @@ void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s) {
   }
 }
 
+ik_real ik__fabrik_slow2(void) { return REFINE_SLOW_RATIO * REFINE_SLOW_RATIO; }
+
 ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s) {
   (void)job;
   return s->near2;

@@ -78,6 +78,12 @@ int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip);
  * iteration budget is spent. */
 ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s);
 
+/* Refined mode's slow sweep, for a caller that tests it (the batch's lanes): with the
+ * tip err2 from the target after a sweep and prev_err2 before it, near the target,
+ * _next hands over when err2 > ik__fabrik_slow2() * prev_err2 (this product, bit for
+ * bit), or once s->iterations reaches s->polish_due. */
+ik_real ik__fabrik_slow2(void);
+
 /* ik_fabrik_run after ik_fabrik_validate has passed the job. */
 void ik__fabrik_run_valid(ik_fabrik_job *job);
 

@@ -570,7 +570,7 @@ static void assert_lane_unchanged(const ik__lane_rows *rows, const ik__lane_rows
 /* Rows of every width a group uses (8, 16 and 32 lanes), some lanes left out of `live`
  * (the sweep must not care what they hold); then each live lane's stop test: the tip's
  * error kept, the previous one moved, and the lanes flagged exactly where it is within
- * tol2 or near2. */
+ * tol2, or within near2 and above slow2 times the error before. */
 static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
   static ik__lane_rows rows;
   t_rng r = t_rng_make(seed);
@@ -609,6 +609,7 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       before_err2[lane] = rows.tip_err2[lane] = (ik_real)t_uniform(&r, 0, 4);
       rows.tol2[lane] = (ik_real)(t_int(&r, 0, 2) ? 0 : t_uniform(&r, 0, 2));
       rows.near2[lane] = (ik_real)(t_int(&r, 0, 2) ? -1 : t_uniform(&r, 0, 8));
+      rows.slow2[lane] = t_int(&r, 0, 1) ? ik__fabrik_slow2() : -1;
       if (t_int(&r, 0, 3)) live |= (ik__lane_mask)1 << lane;
     }
     checks = sweep(&rows, n, live);
@@ -622,7 +623,9 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       err2 = ik_vec3_dist2(p[lane][n - 1], job[lane].target);
       assert_memory_equal(&rows.tip_err2[lane], &err2, sizeof err2);
       assert_memory_equal(&rows.prev_err2[lane], &before_err2[lane], sizeof err2);
-      assert_int_equal(checks >> lane & 1, err2 <= rows.tol2[lane] || err2 < rows.near2[lane]);
+      assert_int_equal(checks >> lane & 1,
+                       err2 <= rows.tol2[lane] ||
+                           (err2 < rows.near2[lane] && err2 > rows.slow2[lane] * before_err2[lane]));
     }
   }
 }
