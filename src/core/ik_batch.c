@@ -47,33 +47,39 @@ static int checked_as_loaded(const ik_fabrik_job *job) {
 
 /* The chain's positions and lengths into lane `lane`, checked as they are read: 1 when
  * ik_fabrik_validate would pass the job, with *total_len the lengths' sum (in
- * ik__total_length's order); 0 when validate must be asked (the lane then holds whatever
+ * ik__total_length's order) and *longest_len the longest (the fold reach's, measured
+ * once); 0 when validate must be asked (the lane then holds whatever
  * was read): it says what is wrong or, for a few odd valid inputs the quick tests do
  * not pass (a base rotation beyond IK_REAL_MAX_COORD), that nothing is. Validating and
  * loading in one pass reads the joints once, where validating the chunk first read them
  * twice, the first time often from memory. */
-static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len) {
+static int load_checked(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, ik_real *total_len,
+                        ik_real *longest_len) {
   const ik_vec3 *p = job->chain.positions;
   const ik_real *len = job->chain.lengths;
   const int count = job->chain.count, lanes = rows->lanes;
   ik_real *x = rows->x + lane, *y = rows->y + lane, *z = rows->z + lane, *l = rows->len + lane;
-  ik_real total = 0;
+  ik_vec3 sums = ik_vec3_zero();
+  ik_real total = 0, longest = 0;
   int i, ok = 1;
   for (i = 0; i < count; i++) {
     const ik_vec3 v = p[i];
-    ok &= ik__vec3_in_range(v);
+    ik__add_magnitudes(&sums, v);
     x[i * lanes] = v.x;
     y[i * lanes] = v.y;
     z[i * lanes] = v.z;
   }
+  /* Each length positive; in range then when the reach is (their sum is within it). */
   for (i = 0; i + 1 < count; i++) {
     const ik_real b = len[i];
-    ok &= ik__real_in_range(b) & (b > 0);
+    ok &= b > 0;
     total += b;
+    if (b > longest) longest = b;
     l[i * lanes] = b;
   }
   *total_len = total;
-  return ok & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
+  *longest_len = longest;
+  return ok & ik__sums_in_range(sums) & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
 }
 
 static void load_positions(ik__lane_rows *rows, int lane, const ik_fabrik_job *job) {
@@ -108,6 +114,13 @@ static void load_ends(ik__lane_rows *rows, int lane, const ik_fabrik_job *job, c
   rows->root_dir_z[lane] = s->root_dir.z;
 }
 
+/* Sweeps after which a lane's ik__fabrik_next must be asked whatever its sweeps flag:
+ * when a refined chain's polish is due (near the target it then hands over however fast
+ * it converges), else when its budget is spent. */
+static int first_due(const ik__fabrik_state *s, const ik_fabrik_job *job) {
+  return s->near2 >= 0 ? s->polish_due : job->max_iterations;
+}
+
 /* What a sweep and its stop test read of a chain besides its joints: its ends, and what
  * ik__fabrik_next tests, from the state ik__fabrik_begin left. */
 static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *job,
@@ -117,9 +130,10 @@ static void load_settings(ik_batch_lanes *work, int lane, const ik_fabrik_job *j
   rows->tip_err2[lane] = s->prev_err2;
   rows->tol2[lane] = s->tolerance_len2;
   rows->near2[lane] = ik__fabrik_near2(job, s);
+  rows->slow2[lane] = ik__fabrik_slow2();
   work->entered[lane] = work->rounds;
-  if (work->rounds + job->max_iterations < work->next_due)
-    work->next_due = work->rounds + job->max_iterations;
+  work->due_at[lane] = work->rounds + first_due(s, job);
+  if (work->due_at[lane] < work->next_due) work->next_due = work->due_at[lane];
 }
 
 /* The positions of lane `lane` of rows back into the job's chain. */
@@ -158,6 +172,7 @@ static void copy_lane(ik__lane_rows *rows, int count, int to, int from) {
   rows->tip_err2[to] = rows->tip_err2[from];
   rows->tol2[to] = rows->tol2[from];
   rows->near2[to] = rows->near2[from];
+  rows->slow2[to] = rows->slow2[from];
 }
 
 /* The polish group's rows for `count`-joint chains, zero: a step computes lanes that hold
@@ -177,6 +192,7 @@ static void clear_rows(ik__lane_rows *rows, int count) {
   memset(rows->plane_x, 0, sizeof rows->plane_x);
   memset(rows->plane_y, 0, sizeof rows->plane_y);
   memset(rows->plane_z, 0, sizeof rows->plane_z);
+  memset(rows->total, 0, sizeof rows->total);
   memset(rows->max_step, 0, sizeof rows->max_step);
   memset(rows->floor2, 0, sizeof rows->floor2);
   memset(rows->err2, 0, sizeof rows->err2);
@@ -212,12 +228,12 @@ static void prefetch_positions(const ik_fabrik_job *job) {
 static int enter_lane(ik_batch_lanes *work, int lane, ik_fabrik_job *job, ik_status *status) {
   ik__fabrik_state *s = &work->state[lane];
   const int quick = checked_as_loaded(job);
-  ik_real total_len;
+  ik_real total_len, longest_len;
   int begun;
   work->job[lane] = job;
-  if (quick && load_checked(&work->rows, lane, job, &total_len)) {
+  if (quick && load_checked(&work->rows, lane, job, &total_len, &longest_len)) {
     if (status) *status = IK_OK;
-    begun = ik__fabrik_begin_measured(job, s, total_len);
+    begun = ik__fabrik_begin_known(job, s, total_len, longest_len);
     if (begun == 2) load_positions(&work->rows, lane, job);
   } else {
     if (quick) { /* not validated with its chunk: validate says why the quick checks failed */
@@ -249,18 +265,23 @@ static int fill_lane(ik_batch_lanes *work, int lane, queue *q) {
   return 0;
 }
 
-/* The lanes of `live` whose iteration budget the last sweep spent (their _next stops
- * them); the next count at which another's will be spent goes to work->next_due. */
+/* The lanes of `live` whose iteration budget the last sweep spent, or whose polish it
+ * made due (from then on their sweeps flag every near sweep: slow2 -1, and their next
+ * due count is their budget's); the next count at which another's will be goes to
+ * work->next_due. */
 static ik__lane_mask due_lanes(ik_batch_lanes *work, ik__lane_mask live) {
   ik__lane_mask due = 0, m;
   long long next_due = LLONG_MAX;
   for (m = live; m; m &= m - 1) {
     const int lane = lowest_lane(m);
-    const long long deadline = work->entered[lane] + work->job[lane]->max_iterations;
-    if (deadline <= work->rounds)
+    if (work->due_at[lane] <= work->rounds) {
       due |= m & -m;
-    else if (deadline < next_due)
-      next_due = deadline;
+      if (work->rows.slow2[lane] > -1 && work->rows.near2[lane] >= 0) { /* the polish's */
+        work->rows.slow2[lane] = -1;
+        work->due_at[lane] = work->entered[lane] + work->job[lane]->max_iterations;
+      }
+    }
+    if (work->due_at[lane] > work->rounds && work->due_at[lane] < next_due) next_due = work->due_at[lane];
   }
   work->next_due = next_due;
   return due;
@@ -274,21 +295,30 @@ static void put_plane(ik_batch_lanes *work, int lane) {
   work->polish.plane_z[lane] = n.z;
 }
 
-/* A chain whose sweeps handed over (positions in the job, polish set up in dls) into the
- * free polish lane `lane`. */
-static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, const ik__fabrik_state *s,
-                         const ik__dls_state *dls) {
+/* A chain whose sweeps handed over (its positions still in sweep lane `from`, its tip
+ * err2 from the target, polish set up in dls) into the free polish lane `lane`: lane to
+ * lane, not through the job's memory. */
+static void enter_polish(ik_batch_lanes *work, int lane, int from, ik_real err2, ik_fabrik_job *job,
+                         const ik__fabrik_state *s, const ik__dls_state *dls) {
   ik__lane_rows *rows = &work->polish;
+  const ik__lane_rows *sweep = &work->rows;
+  const int count = job->chain.count, lanes = rows->lanes;
+  int i;
   work->polish_job[lane] = job;
   work->polish_state[lane] = *s;
   work->dls[lane] = *dls;
-  load_positions(rows, lane, job);
-  load_lengths(rows, lane, job);
+  for (i = 0; i < count; i++) {
+    rows->x[i * lanes + lane] = sweep->x[i * lanes + from];
+    rows->y[i * lanes + lane] = sweep->y[i * lanes + from];
+    rows->z[i * lanes + lane] = sweep->z[i * lanes + from];
+  }
+  for (i = 0; i + 1 < count; i++) rows->len[i * lanes + lane] = sweep->len[i * lanes + from];
   load_ends(rows, lane, job, s);
-  put_plane(work, lane);
+  rows->total[lane] = s->total_len;
+  work->unplaned |= (ik__lane_mask)1 << lane; /* its plane is found before the next step */
   rows->max_step[lane] = dls->max_step_len;
   rows->floor2[lane] = ik__fabrik_polish_floor2(s);
-  rows->err2[lane] = ik_vec3_dist2(job->chain.positions[job->chain.count - 1], job->target);
+  rows->err2[lane] = err2;
 }
 
 /* One polish step of every chain of the polish group (`polishing`), then those that are
@@ -296,10 +326,18 @@ static void enter_polish(ik_batch_lanes *work, int lane, ik_fabrik_job *job, con
  * be stuck takes ik__dls_step's step, from its positions outside the lane. */
 static ik__lane_mask polish_round(ik_batch_lanes *work, int joints, ik__lane_mask polishing) {
   ik__lane_rows *rows = &work->polish;
-  const ik__lane_mask alone = ik__polish_plan_lanes(rows, joints, polishing);
-  ik__lane_mask m;
+  ik__lane_mask alone, m;
+  if (work->unplaned) { /* the chains that came in: their ik__dls_state's plane_n, in lanes */
+    work->polish_fns.plane(rows, joints, work->unplaned);
+    for (m = work->unplaned; m; m &= m - 1) {
+      const int lane = lowest_lane(m);
+      work->dls[lane].plane_n = ik_vec3_make(rows->plane_x[lane], rows->plane_y[lane], rows->plane_z[lane]);
+    }
+    work->unplaned = 0;
+  }
+  alone = work->polish_fns.plan(rows, joints, polishing);
   for (m = alone; m; m &= m - 1) store_positions(rows, lowest_lane(m), work->polish_job[lowest_lane(m)]);
-  ik__polish_apply_lanes(rows, joints, polishing & ~alone);
+  work->polish_fns.apply(rows, joints, polishing & ~alone);
   for (m = alone; m; m &= m - 1) {
     const int lane = lowest_lane(m);
     ik_fabrik_job *job = work->polish_job[lane];
@@ -353,6 +391,7 @@ static ik__lane_mask pack_lanes(ik_batch_lanes *work, int joints, ik__lane_mask 
     work->job[to] = work->job[top];
     work->state[to] = work->state[top];
     work->entered[to] = work->entered[top];
+    work->due_at[to] = work->due_at[top];
     sweeping = (sweeping | (ik__lane_mask)1 << to) & ~((ik__lane_mask)1 << top);
     top = highest_lane(sweeping);
   }
@@ -371,6 +410,7 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
   work->rows.lanes = work->polish.lanes = lanes;
   work->rounds = 0;
   work->next_due = LLONG_MAX;
+  work->unplaned = 0;
   clear_rows(&work->polish, joints);
   for (lane = 0; lane < lanes; lane++) {
     if (fill_lane(work, lane, q)) {
@@ -383,7 +423,7 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
   while (sweeping) {
     /* Only lanes the sweep flags, and those whose budget it spent, may stop: the others'
      * ik__fabrik_next would only count the sweep, and their count is kept by rounds. */
-    ik__lane_mask checks = ik__sweep_lanes(&work->rows, joints, sweeping);
+    ik__lane_mask checks = work->sweep(&work->rows, joints, sweeping);
     if (++work->rounds >= work->next_due) checks |= due_lanes(work, sweeping);
     for (m = checks; m; m &= m - 1) {
       ik__dls_state dls;
@@ -393,14 +433,15 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
       s->prev_err2 = work->rows.prev_err2[lane];
       if (ik__fabrik_next(job, s, lane_point(&work->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
-      store_positions(&work->rows, lane, job);
-      if (ik__fabrik_polish_begin(job, s, &dls)) {
+      /* The sweep's tip_err2 is ik_vec3_dist2(tip, target), bit for bit. */
+      if (ik__fabrik_polish_begin_planeless(job, s, work->rows.tip_err2[lane], &dls)) {
         int free_lane;
         while (polishing == all) polishing = polish_round(work, joints, polishing);
         free_lane = lowest_lane(~polishing & all);
-        enter_polish(work, free_lane, job, s, &dls);
+        enter_polish(work, free_lane, lane, work->rows.tip_err2[lane], job, s, &dls);
         polishing |= (ik__lane_mask)1 << free_lane;
       } else {
+        store_positions(&work->rows, lane, job);
         ik__fabrik_finish(job, s);
       }
       if (fill_lane(work, lane, q)) sweeping |= m & -m;
@@ -461,8 +502,16 @@ size_t ik_batch_lanes_size(void) {
   return sizeof(ik_batch_lanes) + (sizeof(int) + sizeof(short)) * (size_t)IK__CHUNK;
 }
 
+/* The widest instruction set's sweep and polish step into work. */
+static void pick_isa(ik_batch_lanes *work) {
+  const int isa = ik__best_isa();
+  work->sweep = ik__sweep_variant(isa);
+  work->polish_fns = ik__polish_variant(isa);
+}
+
 ik_batch_lanes *ik_batch_lanes_init(void *mem) {
   ik_batch_lanes *work = (ik_batch_lanes *)mem;
+  pick_isa(work);
   work->chunk = IK__CHUNK;
   work->order = (int *)(void *)(work + 1); /* the struct is aligned for ints at least */
   work->joints = (short *)(void *)(work->order + IK__CHUNK);
@@ -500,6 +549,7 @@ void ik_batch_run_slice(ik_batch *batch, int slice, int slices, ik_batch_lanes *
     run_slice(batch, slice, slices, lanes);
     return;
   }
+  pick_isa(&own);
   own.chunk = IK__STACK_CHUNK;
   own.order = order;
   own.joints = joints;

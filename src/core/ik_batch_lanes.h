@@ -41,16 +41,18 @@ typedef struct IK__ALIGN32 ik__lane_rows {
   ik_real root_dir_x[IK__LANES], root_dir_y[IK__LANES], root_dir_z[IK__LANES];
   /* A polishing lane's step: its ik__dls_state's plane_n and max_step_len, the damping
    * floor (ik__fabrik_polish_floor2), the tip's error squared before the step, and the
-   * step planned (y). */
-  ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES];
+   * step planned (y); and its total length, which the plane is found with. */
+  ik_real plane_x[IK__LANES], plane_y[IK__LANES], plane_z[IK__LANES], total[IK__LANES];
   ik_real max_step[IK__LANES], floor2[IK__LANES], err2[IK__LANES];
   ik_real step_x[IK__LANES], step_y[IK__LANES], step_z[IK__LANES];
   /* A sweeping lane's stop test, so that a sweep can tell which lanes may stop without a
    * call per lane: the tip's distance to the target squared after the last sweep and the
    * one before (ik__fabrik_state's prev_err2 as it was before the last sweep), the
-   * tolerance squared, and the distance squared within which refined mode may hand over
-   * to the polish (negative when it never does). */
-  ik_real tip_err2[IK__LANES], prev_err2[IK__LANES], tol2[IK__LANES], near2[IK__LANES];
+   * tolerance squared, the distance squared within which refined mode may hand over
+   * to the polish (negative when it never does), and the share of the error before
+   * that a near sweep must keep, squared, to count as slow (ik__fabrik_slow2; -1 once
+   * the budget left is the polish's, when every near sweep may hand over). */
+  ik_real tip_err2[IK__LANES], prev_err2[IK__LANES], tol2[IK__LANES], near2[IK__LANES], slow2[IK__LANES];
   int lanes; /* in use, the length of a row: ik__lanes_for(joint count) */
 } ik__lane_rows;
 
@@ -70,17 +72,22 @@ typedef unsigned long ik__lane_mask;
  * `live` (below rows->lanes). Lanes outside `live` may be changed in any way. Then, for
  * each lane of live, prev_err2 takes tip_err2 and tip_err2 the tip's distance to the
  * target squared (as ik_vec3_dist2(tip, target)); returns the lanes of live where that
- * is <= tol2 or < near2: those whose ik__fabrik_next may stop. (For the others it
- * continues, unless their iteration budget is spent: the caller counts that.) AVX2
- * when the processor has it, else the baseline instruction set. */
-ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
+ * is <= tol2, or < near2 and > slow2 times prev_err2: those whose ik__fabrik_next may
+ * stop. (For the others it continues, unless their iteration budget is spent or their
+ * polish is due: the caller counts those.) Reached
+ * through ik__sweep_variant: a lane workspace keeps the one it picked. */
 
-/* The sweep for one instruction set, as ik__sweep_lanes would run it: 0 the baseline,
- * 1 AVX2, 2 one lane at a time in scalar code (what compilers without vector extensions
- * run). NULL when that one is not built here or the processor lacks it. (Lets the tests
- * hold every version to the scalar solver, whichever the machine would pick.) */
+/* The sweep for one instruction set: 0 the baseline, 1 AVX2, 2 one lane at a time in
+ * scalar code (what compilers without vector extensions run), 3 AVX-512F (AVX2's for a
+ * group narrower than its vectors). NULL when that one is not built here or the
+ * processor lacks it. Every one gives the same bits; the tests hold each to the scalar
+ * solver, whichever the machine would pick. */
 typedef ik__lane_mask (*ik__sweep_fn)(ik__lane_rows *rows, int count, ik__lane_mask live);
 ik__sweep_fn ik__sweep_variant(int isa);
+
+/* The widest instruction set this processor runs, of ik__sweep_variant's: what a lane
+ * workspace takes when it is laid out. */
+int ik__best_isa(void);
 
 /* A step whose bone has no length (bone_len2 <= IK_TINY_LEN2), on one lane, in scalar
  * code: the vector sweep computes every lane, then redoes such steps with these. */
@@ -96,13 +103,16 @@ void ik__sweep_lane_backward_step(ik__lane_rows *rows, int lane, int i);
  * positions before apply. Apply then turns the chains of `live` by their steps, as
  * ik__dls_apply_step, bit for bit; it changes no lane outside `live`. Without vector
  * extensions plan returns every lane. */
-ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
-void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live);
 
-/* Both halves for one instruction set, as ik__sweep_variant. */
+/* The polish's start over lane groups: ik__plane_normal of the chains of `live` (their
+ * joints, target and total) into their plane_x, y, z, bit for bit; no other lane
+ * changes. */
+
+/* The three for one instruction set, as ik__sweep_variant. */
 typedef struct ik__polish_fns {
   ik__lane_mask (*plan)(ik__lane_rows *rows, int count, ik__lane_mask live);
   void (*apply)(ik__lane_rows *rows, int count, ik__lane_mask live);
+  void (*plane)(ik__lane_rows *rows, int count, ik__lane_mask live);
 } ik__polish_fns;
 ik__polish_fns ik__polish_variant(int isa);
 
@@ -129,6 +139,16 @@ struct ik_batch_lanes {
    * ik__fabrik_state's iterations are the difference), and the first count at which some
    * lane's iteration budget may be spent. */
   long long rounds, entered[IK__LANES], next_due;
+  /* The count at which each lane's ik__fabrik_next must be asked whatever its sweep
+   * flags: its polish's due count, then its budget's. */
+  long long due_at[IK__LANES];
+  /* Polish lanes whose chains came in since the last step: their planes are found, all
+   * at once, before it. */
+  ik__lane_mask unplaned;
+  /* The sweep and polish step of the widest instruction set the processor has, picked
+   * once when the workspace is laid out (ik__best_isa), so a solve reads no global. */
+  ik__sweep_fn sweep;
+  ik__polish_fns polish_fns;
   int chunk;     /* jobs sorted at a time: IK__CHUNK or IK__STACK_CHUNK */
   int *order;    /* chunk of them: the chunk's lane jobs, by joint count */
   short *joints; /* chunk of them: joint count of a lane job of the chunk, else 0 */

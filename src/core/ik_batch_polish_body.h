@@ -4,7 +4,8 @@
  * compiled once per instruction set by ik_batch_sweep.c, with the macros of
  * ik_batch_sweep_body.h and:
  *
- *   PLAN_NAME, APPLY_NAME   the two functions' names
+ *   PLAN_NAME, APPLY_NAME   the two step functions' names
+ *   PLANE_NAME              the plane-normal function's (ik__plane_normal over lanes)
  *   SWEEP_M                 the integer vector a comparison of SWEEP_V gives
  *
  * Each lane computes what ik_dls.c computes, in the same order. Its branches become
@@ -225,6 +226,79 @@ SWEEP_TARGET static void APPLY_NAME(ik__lane_rows *rows, int count, ik__lane_mas
       old_y = next_y;
       old_z = next_z;
     }
+  }
+}
+
+/* ik__plane_normal (ik_turn.c) of each lane of `live` into plane_x, y, z, from its
+ * joints, target and total: the same operations in the same order. Its branches are
+ * selects: a point replaces the axis, or an arm the normal, only where it is strictly
+ * farther, as in the scalar loops, and every test the scalar code returns early on
+ * selects the zero vector at the end. Lanes outside live keep their planes. */
+SWEEP_TARGET static void PLANE_NAME(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  const int lanes = rows->lanes, vectors = lanes / SWEEP_W;
+  const ik__lane_mask vector_lanes = ((ik__lane_mask)1 << SWEEP_W) - 1;
+  const ik_real tiny = IK_TINY_LEN2, line2 = IK__LINE_FRACTION * IK__LINE_FRACTION;
+  const ik_real flat_scale = IK__FLAT_EPSILONS * IK_REAL_EPSILON;
+  int j, k, e;
+  for (k = 0; k < vectors; k++) {
+    const ik__lane_mask on = live >> (k * SWEEP_W) & vector_lanes;
+    const SWEEP_V zero = {0};
+    SWEEP_M store = {0}, keep, flat = ~(SWEEP_M){0};
+    SWEEP_V root_x, root_y, root_z, a_x, a_y, a_z, axis_len, size, axis_len2, best2, n_x, n_y, n_z, n_len2,
+        inv, flat_len;
+    if (!on) continue;
+    for (e = 0; e < SWEEP_W; e++) store[e] = (on >> e & 1) ? -1 : 0;
+    root_x = POLISH_AT(x, 0, k);
+    root_y = POLISH_AT(y, 0, k);
+    root_z = POLISH_AT(z, 0, k);
+    a_x = POLISH_LANES(target_x, k) - root_x;
+    a_y = POLISH_LANES(target_y, k) - root_y;
+    a_z = POLISH_LANES(target_z, k) - root_z;
+    axis_len = SWEEP_SQRT(a_x * a_x + a_y * a_y + a_z * a_z);
+    size = POLISH_LANES(total, k) + axis_len;
+    for (j = 1; j < count; j++) {
+      const SWEEP_V d_x = POLISH_AT(x, j, k) - root_x, d_y = POLISH_AT(y, j, k) - root_y,
+                    d_z = POLISH_AT(z, j, k) - root_z;
+      const SWEEP_M farther = d_x * d_x + d_y * d_y + d_z * d_z > a_x * a_x + a_y * a_y + a_z * a_z;
+      a_x = POLISH_SELECT(farther, d_x, a_x);
+      a_y = POLISH_SELECT(farther, d_y, a_y);
+      a_z = POLISH_SELECT(farther, d_z, a_z);
+    }
+    axis_len2 = a_x * a_x + a_y * a_y + a_z * a_z;
+    best2 = n_x = n_y = n_z = zero;
+    for (j = 0; j <= count; j++) {
+      const SWEEP_V v_x = (j < count ? POLISH_AT(x, j, k) : POLISH_LANES(target_x, k)) - root_x;
+      const SWEEP_V v_y = (j < count ? POLISH_AT(y, j, k) : POLISH_LANES(target_y, k)) - root_y;
+      const SWEEP_V v_z = (j < count ? POLISH_AT(z, j, k) : POLISH_LANES(target_z, k)) - root_z;
+      const SWEEP_V arm_x = a_y * v_z - a_z * v_y, arm_y = a_z * v_x - a_x * v_z,
+                    arm_z = a_x * v_y - a_y * v_x;
+      const SWEEP_V arm2 = arm_x * arm_x + arm_y * arm_y + arm_z * arm_z;
+      const SWEEP_M better = arm2 > best2;
+      best2 = POLISH_SELECT(better, arm2, best2);
+      n_x = POLISH_SELECT(better, arm_x, n_x);
+      n_y = POLISH_SELECT(better, arm_y, n_y);
+      n_z = POLISH_SELECT(better, arm_z, n_z);
+    }
+    keep = best2 > line2 * size * size * axis_len2;
+    /* ik_vec3_normalize (a normal too short is zero, and zero is flat) */
+    n_len2 = n_x * n_x + n_y * n_y + n_z * n_z;
+    inv = 1 / SWEEP_SQRT(n_len2);
+    n_x = POLISH_SELECT((n_len2 > tiny) & POLISH_FINITE(n_len2), n_x * inv, zero);
+    n_y = POLISH_SELECT((n_len2 > tiny) & POLISH_FINITE(n_len2), n_y * inv, zero);
+    n_z = POLISH_SELECT((n_len2 > tiny) & POLISH_FINITE(n_len2), n_z * inv, zero);
+    /* flat_in, with flat_len_of's |target - root| (the first axis' length) */
+    flat_len = flat_scale * (POLISH_LANES(total, k) + axis_len);
+    for (j = 0; j <= count; j++) {
+      const SWEEP_V v_x = (j < count ? POLISH_AT(x, j, k) : POLISH_LANES(target_x, k)) - root_x;
+      const SWEEP_V v_y = (j < count ? POLISH_AT(y, j, k) : POLISH_LANES(target_y, k)) - root_y;
+      const SWEEP_V v_z = (j < count ? POLISH_AT(z, j, k) : POLISH_LANES(target_z, k)) - root_z;
+      const SWEEP_V off = v_x * n_x + v_y * n_y + v_z * n_z;
+      flat &= ~((off > flat_len) | (-off > flat_len));
+    }
+    keep &= flat & store;
+    POLISH_LANES(plane_x, k) = POLISH_SELECT(keep, n_x, POLISH_SELECT(store, zero, POLISH_LANES(plane_x, k)));
+    POLISH_LANES(plane_y, k) = POLISH_SELECT(keep, n_y, POLISH_SELECT(store, zero, POLISH_LANES(plane_y, k)));
+    POLISH_LANES(plane_z, k) = POLISH_SELECT(keep, n_z, POLISH_SELECT(store, zero, POLISH_LANES(plane_z, k)));
   }
 }
 

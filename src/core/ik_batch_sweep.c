@@ -3,8 +3,9 @@
  *
  * Also refined FABRIK's polish steps over lane groups (ik_batch_polish_body.h).
  *
- * Vectors are GCC/clang vector extensions. On x86 the sweep is compiled twice, for the
- * baseline (SSE2) and for AVX2, and the processor picks at run time; elsewhere GCC and
+ * Vectors are GCC/clang vector extensions. On x86 the sweep is compiled three times, for
+ * the baseline (SSE2), AVX2 and AVX-512F, and a batch's lane workspace picks the widest
+ * the processor has once, when it is laid out (ik__best_isa); elsewhere GCC and
  * clang lower the same vectors to what the target has. Other compilers sweep each lane
  * in scalar code. Every version gives the same bits: the same IEEE operations in the
  * same order, lane by lane, and none fused (this file is built with -ffp-contract=off).
@@ -87,9 +88,11 @@ static ik__lane_mask sweep_scalar(ik__lane_rows *rows, int count, ik__lane_mask 
     sweep_lane(rows, count, lane);
     err2 = ik_vec3_dist2(lane_point(rows, count - 1, lane),
                          ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]));
-    rows->prev_err2[lane] = rows->tip_err2[lane];
+    const ik_real before2 = rows->tip_err2[lane];
+    rows->prev_err2[lane] = before2;
     rows->tip_err2[lane] = err2;
-    if (err2 <= rows->tol2[lane] || err2 < rows->near2[lane]) checks |= (ik__lane_mask)1 << lane;
+    if (err2 <= rows->tol2[lane] || (err2 < rows->near2[lane] && err2 > rows->slow2[lane] * before2))
+      checks |= (ik__lane_mask)1 << lane;
   }
   return checks;
 }
@@ -105,6 +108,23 @@ static void apply_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
   (void)rows;
   (void)count;
   (void)live;
+}
+
+/* ik__plane_normal itself, lane by lane. */
+static void plane_scalar(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  ik_vec3 p[IK_BATCH_LANE_MAX_JOINTS];
+  int lane, i;
+  for (lane = 0; lane < rows->lanes; lane++) {
+    ik_vec3 n;
+    if (!(live >> lane & 1)) continue;
+    for (i = 0; i < count; i++) p[i] = lane_point(rows, i, lane);
+    n = ik__plane_normal(p, count,
+                         ik_vec3_make(rows->target_x[lane], rows->target_y[lane], rows->target_z[lane]),
+                         rows->total[lane]);
+    rows->plane_x[lane] = n.x;
+    rows->plane_y[lane] = n.y;
+    rows->plane_z[lane] = n.z;
+  }
 }
 
 #if defined(__GNUC__)
@@ -163,6 +183,7 @@ static inline int bits_v16(ik__m16 c) {
 #endif
 #define SWEEP_M ik__m16
 #define PLAN_NAME plan_base
+#define PLANE_NAME plane_base
 #define APPLY_NAME apply_base
 #include "ik_batch_polish_body.h"
 #include "ik_batch_sweep_body.h"
@@ -174,6 +195,7 @@ static inline int bits_v16(ik__m16 c) {
 #undef SWEEP_BITS
 #undef SWEEP_M
 #undef PLAN_NAME
+#undef PLANE_NAME
 #undef APPLY_NAME
 
 /* AVX2: 32-byte vectors, picked at run time. (Not FMA: a fused multiply-add would round
@@ -185,6 +207,7 @@ typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
 #define SWEEP_NAME sweep_avx2
 #define SWEEP_M ik__m32
 #define PLAN_NAME plan_avx2
+#define PLANE_NAME plane_avx2
 #define APPLY_NAME apply_avx2
 #define SWEEP_TARGET __attribute__((target("avx2")))
 #define SWEEP_V ik__v32
@@ -200,81 +223,134 @@ typedef ik__lane_int ik__m32 __attribute__((vector_size(32)));
 #include "ik_batch_sweep_body.h"
 #endif
 
+#undef SWEEP_NAME
+#undef SWEEP_TARGET
+#undef SWEEP_V
+#undef SWEEP_W
+#undef SWEEP_SQRT
+#undef SWEEP_BITS
+#undef SWEEP_M
+#undef PLAN_NAME
+#undef PLANE_NAME
+#undef APPLY_NAME
+
+#if defined(__x86_64__) || defined(__i386__)
+/* AVX-512F: 64-byte vectors, 8 doubles or 16 floats, picked at run time. Its square
+ * root and divide take about what AVX2's do per instruction, for twice the lanes. Rows
+ * start on 32-byte boundaries only, so the vectors are declared 32-byte aligned (the
+ * loads are unaligned ones). A joint step is a chain of dependent operations: a group
+ * with fewer than four of these vectors (chains of over 64 joints with doubles, every
+ * group with floats) leaves the divider waiting, and takes AVX2's sweep and polish,
+ * which keep twice as many in flight (docs/benchmarks.md). */
+#define IK__SWEEP_AVX512 1
+typedef ik_real ik__v64 __attribute__((vector_size(64), aligned(32), may_alias));
+typedef ik__lane_int ik__m64 __attribute__((vector_size(64), aligned(32)));
+#define SWEEP_NAME sweep_avx512_wide
+#define SWEEP_M ik__m64
+#define PLAN_NAME plan_avx512_wide
+#define PLANE_NAME plane_avx512_wide
+#define APPLY_NAME apply_avx512_wide
+#define SWEEP_TARGET __attribute__((target("avx512f")))
+#define SWEEP_V ik__v64
+#define SWEEP_W ((int)(64 / sizeof(ik_real)))
+#ifdef IK_REAL_FLOAT
+#define SWEEP_SQRT(v) ((ik__v64)_mm512_sqrt_ps((__m512)(v)))
+#define SWEEP_BITS(c) ((int)_mm512_test_epi32_mask((__m512i)(c), (__m512i)(c)))
+#else
+#define SWEEP_SQRT(v) ((ik__v64)_mm512_sqrt_pd((__m512d)(v)))
+#define SWEEP_BITS(c) ((int)_mm512_test_epi64_mask((__m512i)(c), (__m512i)(c)))
+#endif
+#include "ik_batch_polish_body.h"
+#include "ik_batch_sweep_body.h"
+
+static ik__lane_mask sweep_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  return rows->lanes < 4 * SWEEP_W ? sweep_avx2(rows, count, live) : sweep_avx512_wide(rows, count, live);
+}
+static ik__lane_mask plan_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  return rows->lanes < 4 * SWEEP_W ? plan_avx2(rows, count, live) : plan_avx512_wide(rows, count, live);
+}
+static void plane_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  if (rows->lanes < 4 * SWEEP_W)
+    plane_avx2(rows, count, live);
+  else
+    plane_avx512_wide(rows, count, live);
+}
+static void apply_avx512(ik__lane_rows *rows, int count, ik__lane_mask live) {
+  if (rows->lanes < 4 * SWEEP_W)
+    apply_avx2(rows, count, live);
+  else
+    apply_avx512_wide(rows, count, live);
+}
+#endif
+
+/* Whether the processor runs instruction set isa (ik__sweep_variant's numbers). */
+static int isa_present(int isa) {
+#ifdef IK__SWEEP_AVX2
+  if (isa == 1) return __builtin_cpu_supports("avx2");
+  if (isa == 3) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f");
+#endif
+  return isa == 0 || isa == 2;
+}
+
 ik__sweep_fn ik__sweep_variant(int isa) {
+  if (!isa_present(isa)) return NULL;
   if (isa == 0) return sweep_base;
   if (isa == 2) return sweep_scalar;
 #ifdef IK__SWEEP_AVX2
-  if (isa == 1 && __builtin_cpu_supports("avx2")) return sweep_avx2;
+  if (isa == 1) return sweep_avx2;
+  if (isa == 3) return sweep_avx512;
 #endif
   return NULL;
 }
 
-ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-#ifdef IK__SWEEP_AVX2
-  if (__builtin_cpu_supports("avx2")) return sweep_avx2(rows, count, live);
-#endif
-  return sweep_base(rows, count, live);
-}
-
 ik__polish_fns ik__polish_variant(int isa) {
-  ik__polish_fns fns = {NULL, NULL};
+  ik__polish_fns fns = {NULL, NULL, NULL};
+  if (!isa_present(isa)) return fns;
   if (isa == 0) {
     fns.plan = plan_base;
     fns.apply = apply_base;
+    fns.plane = plane_base;
   }
   if (isa == 2) {
     fns.plan = plan_scalar;
     fns.apply = apply_scalar;
+    fns.plane = plane_scalar;
   }
 #ifdef IK__SWEEP_AVX2
-  if (isa == 1 && __builtin_cpu_supports("avx2")) {
+  if (isa == 1) {
     fns.plan = plan_avx2;
     fns.apply = apply_avx2;
+    fns.plane = plane_avx2;
+  }
+  if (isa == 3) {
+    fns.plan = plan_avx512;
+    fns.apply = apply_avx512;
+    fns.plane = plane_avx512;
   }
 #endif
   return fns;
 }
 
-ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-#ifdef IK__SWEEP_AVX2
-  if (__builtin_cpu_supports("avx2")) return plan_avx2(rows, count, live);
-#endif
-  return plan_base(rows, count, live);
-}
-
-void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-#ifdef IK__SWEEP_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    apply_avx2(rows, count, live);
-    return;
-  }
-#endif
-  apply_base(rows, count, live);
+int ik__best_isa(void) {
+  if (isa_present(3)) return 3;
+  if (isa_present(1)) return 1;
+  return 0;
 }
 
 #else /* no vector extensions: each lane in scalar code */
 
 ik__sweep_fn ik__sweep_variant(int isa) { return isa == 0 || isa == 2 ? sweep_scalar : NULL; }
 
-ik__lane_mask ik__sweep_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  return sweep_scalar(rows, count, live);
-}
-
 ik__polish_fns ik__polish_variant(int isa) {
-  ik__polish_fns fns = {NULL, NULL};
+  ik__polish_fns fns = {NULL, NULL, NULL};
   if (isa == 0 || isa == 2) {
     fns.plan = plan_scalar;
     fns.apply = apply_scalar;
+    fns.plane = plane_scalar;
   }
   return fns;
 }
 
-ik__lane_mask ik__polish_plan_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  return plan_scalar(rows, count, live);
-}
-
-void ik__polish_apply_lanes(ik__lane_rows *rows, int count, ik__lane_mask live) {
-  apply_scalar(rows, count, live);
-}
+int ik__best_isa(void) { return 0; }
 
 #endif

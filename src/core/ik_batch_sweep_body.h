@@ -95,16 +95,18 @@ SWEEP_TARGET static ik__lane_mask SWEEP_NAME(ik__lane_rows *rows, int count, ik_
   }
 
   /* The tip's distance to the target, as ik__fabrik_next measures it, and whether that
-   * sweep may be the last (ik__lane_rows' tol2 and near2). */
+   * sweep may be the last (ik__lane_rows' tol2, near2 and slow2). */
   for (k = first; k < end; k++) {
     const SWEEP_V dx = x[(count - 1) * vectors + k] - SWEEP_LANES(target_x, k);
     const SWEEP_V dy = y[(count - 1) * vectors + k] - SWEEP_LANES(target_y, k);
     const SWEEP_V dz = z[(count - 1) * vectors + k] - SWEEP_LANES(target_z, k);
-    const SWEEP_V err2 = dx * dx + dy * dy + dz * dz;
-    SWEEP_LANES(prev_err2, k) = SWEEP_LANES(tip_err2, k);
+    const SWEEP_V err2 = dx * dx + dy * dy + dz * dz, before2 = SWEEP_LANES(tip_err2, k);
+    SWEEP_LANES(prev_err2, k) = before2;
     SWEEP_LANES(tip_err2, k) = err2;
-    checks |= (ik__lane_mask)SWEEP_BITS((err2 <= SWEEP_LANES(tol2, k)) | (err2 < SWEEP_LANES(near2, k)))
-              << (k * SWEEP_W);
+    checks |=
+        (ik__lane_mask)SWEEP_BITS((err2 <= SWEEP_LANES(tol2, k)) |
+                                  ((err2 < SWEEP_LANES(near2, k)) & (err2 > SWEEP_LANES(slow2, k) * before2)))
+        << (k * SWEEP_W);
   }
   return checks & live;
 }

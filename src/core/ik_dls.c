@@ -171,6 +171,24 @@ void ik__dls_apply_step(const ik_chain *chain, ik_vec3 y, ik_vec3 root_dir, ik_v
 
 void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping, ik_vec3 root_dir,
                    ik_real total_len, int kinds) {
+  /* Bending helps only a target the chain can reach: one nearer than folding allows is
+   * best served by the folded line (and one bone cannot bend). */
+  const int may_unstall =
+      chain->count >= 3 && ik_vec3_dist(target, chain->positions[0]) > ik__fold_reach(chain, total_len);
+  ik__dls_begin_known(s, chain, target, damping, root_dir, total_len, kinds, may_unstall);
+}
+
+void ik__dls_begin_known(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping,
+                         ik_vec3 root_dir, ik_real total_len, int kinds, int may_unstall) {
+  ik__dls_begin_planeless(s, damping, root_dir, total_len, kinds, may_unstall);
+  /* Fixed for the solve: turns about a fixed axis keep every point's height over the
+   * plane exactly, so rounding cannot feed back into the axis. Re-found only when
+   * something other than a step moved the chain. */
+  s->plane_n = ik__plane_normal(chain->positions, chain->count, target, total_len);
+}
+
+void ik__dls_begin_planeless(ik__dls_state *s, ik_real damping, ik_vec3 root_dir, ik_real total_len,
+                             int kinds, int may_unstall) {
   const ik_real lambda_len = damping * total_len;
   s->root_dir = root_dir;
   s->total_len = total_len;
@@ -180,15 +198,9 @@ void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_r
   /* Below this distance "stuck" is rounding noise near the solution, not a straight
    * chain: bending it would only throw the solution away. */
   s->stuck_floor_len = 1024 * IK_REAL_EPSILON * total_len;
-  /* Bending helps only a target the chain can reach: one nearer than folding allows is
-   * best served by the folded line (and one bone cannot bend). */
-  s->may_unstall =
-      chain->count >= 3 && ik_vec3_dist(target, chain->positions[0]) > ik__fold_reach(chain, total_len);
+  s->may_unstall = may_unstall;
   s->stalls = 0;
-  /* Fixed for the solve: turns about a fixed axis keep every point's height over the
-   * plane exactly, so rounding cannot feed back into the axis. Re-found only when
-   * something other than a step moved the chain. */
-  s->plane_n = ik__plane_normal(chain->positions, chain->count, target, total_len);
+  s->plane_n = ik_vec3_zero();
 }
 
 void ik__dls_step(ik__dls_state *s, const ik_chain *chain, ik_vec3 target) {

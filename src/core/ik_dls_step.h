@@ -43,6 +43,14 @@ typedef struct ik__dls_state {
  * reads them): `damping` is lambda as a fraction of total_len. */
 void ik__dls_begin(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping, ik_vec3 root_dir,
                    ik_real total_len, int kinds);
+/* The same, for a caller that knows whether bending a stuck chain can help (its target
+ * beyond ik__fold_reach and 3 joints or more). */
+void ik__dls_begin_known(ik__dls_state *s, const ik_chain *chain, ik_vec3 target, ik_real damping,
+                         ik_vec3 root_dir, ik_real total_len, int kinds, int may_unstall);
+/* All of it but the plane (left zero): for a caller that finds ik__plane_normal's itself
+ * before the first step (the batch, for many chains at once). */
+void ik__dls_begin_planeless(ik__dls_state *s, ik_real damping, ik_vec3 root_dir, ik_real total_len,
+                             int kinds, int may_unstall);
 
 /* One iteration, O(n): plans a step towards the target (bending a stuck chain first),
  * applies it root to tip, then the constraint pass when there are constraints. */

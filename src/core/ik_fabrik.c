@@ -113,8 +113,15 @@ int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s) {
 }
 
 int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len) {
+  return ik__fabrik_begin_known(job, s, total_len, -1);
+}
+
+/* longest_len < 0: not known, measured (ik__fold_reach) only when refined mode asks. */
+int ik__fabrik_begin_known(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len, ik_real longest_len) {
   const ik_chain *chain = &job->chain;
   const ik_vec3 *p = chain->positions;
+  const int half = job->max_iterations / 2;
+  ik_real reach2, near_len, fold_len;
   int bent;
   s->root_ws = p[0];
   s->root_dir = ik__root_fallback(chain, job->target);
@@ -123,9 +130,12 @@ int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real t
   s->kinds = ik__constraint_kinds(chain);
   s->iterations = 0;
   s->may_polish = 0;
+  s->near2 = -1;
+  s->polish_due = job->max_iterations - (REFINE_POLISH_STEPS < half ? REFINE_POLISH_STEPS : half);
   s->prev_err2 = ik_vec3_dist2(p[chain->count - 1], job->target);
 
-  if (ik_vec3_dist2(job->target, s->root_ws) >= s->total_len * s->total_len) {
+  reach2 = ik_vec3_dist2(job->target, s->root_ws);
+  if (reach2 >= s->total_len * s->total_len) {
     ik__lay_straight(chain, job->target, s->kinds);
     return 0;
   }
@@ -136,8 +146,12 @@ int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real t
    * reach it either, and from where the sweeps stall it would only pick another
    * nearest pose, not always a nearer one: those are left to the sweeps, as in plain
    * mode. */
-  s->may_polish = job->mode == IK_FABRIK_REFINED &&
-                  ik_vec3_dist(job->target, s->root_ws) > ik__fold_reach(chain, s->total_len);
+  if (job->mode == IK_FABRIK_REFINED) {
+    fold_len = longest_len >= 0 ? 2 * longest_len - total_len : ik__fold_reach(chain, total_len);
+    s->may_polish = ik_sqrt(reach2) > fold_len;
+    near_len = REFINE_NEAR_FRACTION * s->total_len;
+    if (s->may_polish) s->near2 = near_len * near_len;
+  }
   return bent ? 2 : 1;
 }
 
@@ -153,36 +167,41 @@ void ik__fabrik_sweep(ik_fabrik_job *job, ik__fabrik_state *s) {
   }
 }
 
-/* Whether refined mode's sweeps hand the chain to the polish (the rule above). */
-static int hands_over(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2, ik_real prev_err2) {
-  const int half = job->max_iterations / 2;
-  const int polish_steps = REFINE_POLISH_STEPS < half ? REFINE_POLISH_STEPS : half;
-  if (!(err2 < ik__fabrik_near2(job, s))) return 0;
-  return s->iterations >= job->max_iterations - polish_steps ||
-         err2 > REFINE_SLOW_RATIO * REFINE_SLOW_RATIO * prev_err2;
-}
+ik_real ik__fabrik_slow2(void) { return REFINE_SLOW_RATIO * REFINE_SLOW_RATIO; }
 
 ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s) {
-  const ik_real near_len = REFINE_NEAR_FRACTION * s->total_len;
-  return job->mode == IK_FABRIK_REFINED && s->may_polish ? near_len * near_len : -1;
+  (void)job;
+  return s->near2;
 }
 
+/* Refined mode's stop rule (above) is near2 and polish_due, set by begin: plain mode's
+ * near2 is negative, so it never hands over. */
 int ik__fabrik_next(const ik_fabrik_job *job, ik__fabrik_state *s, ik_vec3 tip) {
   const ik_real err2 = ik_vec3_dist2(tip, job->target);
   const ik_real prev_err2 = s->prev_err2;
   s->iterations++;
   s->prev_err2 = err2;
   if (err2 <= s->tolerance_len2 || s->iterations >= job->max_iterations) return 0;
-  return job->mode == IK_FABRIK_PLAIN || !hands_over(job, s, err2, prev_err2);
+  if (!(err2 < s->near2)) return 1;
+  return s->iterations < s->polish_due && !(err2 > REFINE_SLOW_RATIO * REFINE_SLOW_RATIO * prev_err2);
 }
 
 int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls) {
   const ik_chain *chain = &job->chain;
   const ik_real err2 = ik_vec3_dist2(chain->positions[chain->count - 1], job->target);
+  if (!ik__fabrik_polish_begin_planeless(job, s, err2, dls)) return 0;
+  dls->plane_n = ik__plane_normal(chain->positions, chain->count, job->target, s->total_len);
+  return 1;
+}
+
+int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2,
+                                      ik__dls_state *dls) {
   /* No sweeps, no polish: the chain was laid straight, or was there already. */
   if (job->mode != IK_FABRIK_REFINED || s->iterations == 0 || !s->may_polish) return 0;
   if (err2 <= s->tolerance_len2 || s->iterations >= job->max_iterations) return 0;
-  ik__dls_begin(dls, chain, job->target, REFINE_DAMPING, s->root_dir, s->total_len, s->kinds);
+  /* may_polish: the target lies beyond the fold reach, which is all ik__dls_begin would
+   * measure again for may_unstall. */
+  ik__dls_begin_planeless(dls, REFINE_DAMPING, s->root_dir, s->total_len, s->kinds, job->chain.count >= 3);
   return 1;
 }
 
@@ -222,23 +241,61 @@ void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best) {
   ik__fabrik_finish(job, s);
 }
 
-void ik__fabrik_run_valid(ik_fabrik_job *job) {
-  ik__fabrik_state s;
+/* Stages 4 to 6 after begin returned `begun`. */
+static void run_begun(ik_fabrik_job *job, ik__fabrik_state *s, int begun) {
   ik__best best;
-  if (ik__fabrik_begin(job, &s)) {
-    ik__best_begin(&best, &job->chain, s.kinds);
+  if (begun) {
+    ik__best_begin(&best, &job->chain, s->kinds);
     do {
-      ik__fabrik_sweep(job, &s);
+      ik__fabrik_sweep(job, s);
       ik__best_offer(&best, &job->chain, job->target);
-    } while (ik__fabrik_next(job, &s, job->chain.positions[job->chain.count - 1]));
-    ik__fabrik_end(job, &s, &best);
+    } while (ik__fabrik_next(job, s, job->chain.positions[job->chain.count - 1]));
+    ik__fabrik_end(job, s, &best);
   } else {
-    ik__fabrik_end(job, &s, NULL);
+    ik__fabrik_end(job, s, NULL);
   }
 }
 
+void ik__fabrik_run_valid(ik_fabrik_job *job) {
+  ik__fabrik_state s;
+  const int begun = ik__fabrik_begin(job, &s);
+  run_begun(job, &s, begun);
+}
+
+/* ik_fabrik_validate's common case in one pass over the joints (every position and
+ * length in range, lengths given and positive, no constraints), summing the lengths as
+ * ik__total_length does and finding the longest as ik__fold_reach does; 0 when validate
+ * must be asked (it names the fault, or finds none). */
+static int quick_valid(const ik_fabrik_job *job, ik_real *total_len, ik_real *longest_len) {
+  const ik_chain *chain = &job->chain;
+  const ik_vec3 *p = chain->positions;
+  const ik_real *len = chain->lengths;
+  ik_vec3 sums = ik_vec3_zero();
+  ik_real total = 0, longest = 0;
+  int i, ok = 1;
+  if (!p || !len || chain->count < 2 || chain->derive_lengths) return 0;
+  ik__add_magnitudes(&sums, p[0]);
+  /* Each length positive; in range then when the reach is (their sum is within it). */
+  for (i = 0; i + 1 < chain->count; i++) {
+    ik__add_magnitudes(&sums, p[i + 1]);
+    ok &= len[i] > 0;
+    total += len[i];
+    if (len[i] > longest) longest = len[i];
+  }
+  *total_len = total;
+  *longest_len = longest;
+  return ok & ik__sums_in_range(sums) & ik__reach_ok(p[0], total) & ik__fabrik_settings_ok(job);
+}
+
 ik_status ik_fabrik_run(ik_fabrik_job *job) {
-  ik_status st = ik_fabrik_validate(job, NULL);
+  ik__fabrik_state s;
+  ik_real total_len, longest_len;
+  ik_status st;
+  if (quick_valid(job, &total_len, &longest_len)) {
+    run_begun(job, &s, ik__fabrik_begin_known(job, &s, total_len, longest_len) != 0);
+    return IK_OK;
+  }
+  st = ik_fabrik_validate(job, NULL);
   if (st != IK_OK) return st;
   ik__fabrik_run_valid(job);
   return IK_OK;

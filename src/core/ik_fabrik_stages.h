@@ -34,6 +34,9 @@ typedef struct ik__fabrik_state {
   ik_real prev_err2; /* tip-to-target distance squared after the previous sweep */
   int may_polish;    /* refined mode, and a target the polish can reach (set when
                       * sweeps are to run) */
+  ik_real near2;     /* ik__fabrik_near2, set with may_polish */
+  int polish_due;    /* refined mode: the sweeps done after which the polish takes the
+                      * budget left (REFINE_POLISH_STEPS, at most half of it) */
 } ik__fabrik_state;
 
 /* Stages 1 to 3 on a validated job: measures lengths when asked, lays the chain
@@ -46,6 +49,9 @@ int ik__fabrik_begin(ik_fabrik_job *job, ik__fabrik_state *s);
  * Returns 0 or 1 as ik__fabrik_begin does, or 2 when sweeps are to run and the
  * positions were moved first (a collinear chain bent). */
 int ik__fabrik_begin_measured(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len);
+/* The same with the chain's longest bone known too (the fold reach is then not
+ * measured again). */
+int ik__fabrik_begin_known(ik_fabrik_job *job, ik__fabrik_state *s, ik_real total_len, ik_real longest_len);
 
 /* 1 only when ik_fabrik_validate finds nothing wrong but, perhaps, in the positions and
  * lengths (and their reach), which a caller checks as it reads them (the batch's lanes);
@@ -79,6 +85,12 @@ ik_real ik__fabrik_near2(const ik_fabrik_job *job, const ik__fabrik_state *s);
 void ik__fabrik_forward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 target, ik_vec3 root_dir);
 void ik__fabrik_backward_pass(ik_vec3 *p, const ik_real *len, int count, ik_vec3 root_ws, ik_vec3 root_dir);
 
+/* Refined mode's slow sweep, for a caller that tests it (the batch's lanes): with the
+ * tip err2 from the target after a sweep and prev_err2 before it, near the target,
+ * _next hands over when err2 > ik__fabrik_slow2() * prev_err2 (this product, bit for
+ * bit), or once s->iterations reaches s->polish_due. */
+ik_real ik__fabrik_slow2(void);
+
 /* ik_fabrik_run after ik_fabrik_validate has passed the job. */
 void ik__fabrik_run_valid(ik_fabrik_job *job);
 
@@ -103,6 +115,12 @@ void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best);
 /* After the sweeps, on the chain's positions: 1, with dls set up, when refined mode's
  * polish is to take at least one step. */
 int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__dls_state *dls);
+/* The same but for dls->plane_n, left zero, with err2 the tip's distance to the target
+ * squared (as ik_vec3_dist2 measures it): for a caller that has both where the
+ * positions are not (the batch's lanes), and sets ik__plane_normal's (of the positions,
+ * target and total length) before the first step. */
+int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2,
+                                      ik__dls_state *dls);
 
 /* The polish's damping floor, squared: a step's lambda^2 is this plus |error|^2. */
 ik_real ik__fabrik_polish_floor2(const ik__fabrik_state *s);

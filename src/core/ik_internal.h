@@ -28,6 +28,18 @@ static inline int ik__vec3_in_range(ik_vec3 v) {
   return ik__real_in_range(v.x) & ik__real_in_range(v.y) & ik__real_in_range(v.z);
 }
 
+/* The per-joint part of the quick checks, in two operations a coordinate where testing
+ * each took four: the magnitudes of the coordinates summed axis by axis. Every
+ * coordinate is in range when the sums are (ik__sums_in_range), and NaN or infinity
+ * makes a sum fail; a pose whose sums alone exceed the range is left to the full check,
+ * which then passes it. */
+static inline void ik__add_magnitudes(ik_vec3 *sums, ik_vec3 v) {
+  sums->x += ik_fabs(v.x);
+  sums->y += ik_fabs(v.y);
+  sums->z += ik_fabs(v.z);
+}
+static inline int ik__sums_in_range(ik_vec3 sums) { return ik__vec3_in_range(sums); }
+
 /* Bit for bit the same quaternion (a setter's "no change", a job's "nothing turns"). */
 static inline int ik__quat_identical(ik_quat a, ik_quat b) {
   return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
@@ -209,6 +221,13 @@ static inline int ik__off_line(const ik_vec3 *p, int i, ik_vec3 line_dir, ik_rea
  * re-placed at its bone length (a bone with no direction takes its parent's). */
 void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first, ik_quat q,
                        ik_vec3 parent_dir);
+/* Plane lock (ik__plane_normal): points within this many epsilons of the pose's size of
+ * a plane lie in it (a planar pose moved by rounding only) ... */
+#define IK__FLAT_EPSILONS ((ik_real)256)
+/* ... but a pose within this fraction of its size of one line has no plane worth
+ * keeping: rounding could tilt the normal found about that line. (Here for the batch's
+ * lane copy of ik__plane_normal.) */
+#define IK__LINE_FRACTION ((ik_real)1e-3)
 /* Unit normal of the plane holding the target and every joint (to rounding), or zero
  * when they lie on one line or span space. Turning about it keeps a planar chain planar
  * exactly, where the minimal rotation's own axis would drift by rounding. */

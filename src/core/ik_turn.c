@@ -6,12 +6,6 @@
 
 #include "ik_internal.h"
 
-/* Plane lock (plane_normal): points within this many epsilons of the pose's size of a
- * plane lie in it (a planar pose moved by rounding only) ... */
-#define IK_FLAT_EPSILONS ((ik_real)256)
-/* ... but a pose within this fraction of its size of one line has no plane worth
- * keeping: rounding could tilt the normal found about that line. */
-#define IK_LINE_FRACTION ((ik_real)1e-3)
 /* Bend given to a stalled chain: enough for the next sweeps to find a side to fold to,
  * far from any angle where the fold would itself be straight. */
 #define IK_UNSTALL_ANGLE ((ik_real)0.5)
@@ -35,7 +29,7 @@ void ik__turn_subchain(ik_vec3 *p, const ik_real *lengths, int count, int first,
 /* How far from a plane a point of a planar pose may lie, by rounding alone: the pose's
  * size is its length plus the target's distance. */
 static ik_real flat_len_of(const ik_vec3 *p, ik_vec3 target, ik_real total_len) {
-  return IK_FLAT_EPSILONS * IK_REAL_EPSILON * (total_len + ik_vec3_dist(target, p[0]));
+  return IK__FLAT_EPSILONS * IK_REAL_EPSILON * (total_len + ik_vec3_dist(target, p[0]));
 }
 
 /* Whether the target and every joint lie within flat_len of the plane through the root
@@ -50,7 +44,7 @@ static int flat_in(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, 
 /* The unit normal of the plane holding the target and every joint, to rounding; the
  * zero vector when they lie on (or near) one line, or span space. The axis is the
  * farthest of them from the root, the normal comes from the point farthest off that
- * axis, and every point must lie within IK_FLAT_EPSILONS epsilons of the pose's
+ * axis, and every point must lie within IK__FLAT_EPSILONS epsilons of the pose's
  * size from the plane. */
 ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real total_len) {
   const ik_vec3 root_ws = p[0];
@@ -69,7 +63,7 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
     }
   }
   /* Nearly one line: the normal would be rounding noise about the line. */
-  if (!(best_len2 > IK_LINE_FRACTION * IK_LINE_FRACTION * size * size * axis_len2)) return ik_vec3_zero();
+  if (!(best_len2 > IK__LINE_FRACTION * IK__LINE_FRACTION * size * size * axis_len2)) return ik_vec3_zero();
   normal = ik_vec3_normalize(normal);
   return flat_in(p, count, target, normal, flat_len_of(p, target, total_len)) ? normal : ik_vec3_zero();
 }

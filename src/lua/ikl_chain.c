@@ -96,6 +96,27 @@ static const char *const mode_names[] = {"plain", "refined", NULL};
 
 static ikl_chain *check(lua_State *L, int arg) { return (ikl_chain *)luaL_checkudata(L, arg, IKL_CHAIN); }
 
+/* The userdata at arg when its metatable is the one at upvalue `up`, else NULL: what
+ * the per-frame calls (c:solve, and the method lookup before it) check types with, a
+ * pointer compare where luaL_checkudata looks the type's name up in the registry. */
+static void *test_upvalue_meta(lua_State *L, int arg, int up) {
+  void *p = lua_touserdata(L, arg);
+  int same;
+  if (!p || !lua_getmetatable(L, arg)) return NULL;
+  same = lua_rawequal(L, -1, lua_upvalueindex(up));
+  lua_pop(L, 1);
+  return same ? p : NULL;
+}
+
+/* check_open through the metatable at upvalue `up` (the general check names a wrong
+ * argument). */
+static ikl_chain *check_open_up(lua_State *L, int arg, int up) {
+  ikl_chain *c = (ikl_chain *)test_upvalue_meta(L, arg, up);
+  if (!c) c = check(L, arg);
+  if (c->closed) luaL_error(L, "attempt to use a closed ik.chain");
+  return c;
+}
+
 static ikl_chain *check_open(lua_State *L, int arg) {
   ikl_chain *c = check(L, arg);
   if (c->closed) luaL_error(L, "attempt to use a closed ik.chain");
@@ -724,6 +745,15 @@ static void read_bones(lua_State *L, ikl_chain *c, int ci, ik_quat *base_turn, i
   }
 }
 
+/* A point chain's solve(vec3): ikl_chain_gather with the target read (and checked). */
+static void point_gather_given(lua_State *L, ikl_chain *c, int ci, ik_vec3 target) {
+  if (c->pole && c->pole->closed) luaL_error(L, "attempt to use a closed ik.pole");
+  ik_bone_chain_begin(c);
+  c->now.target = target;
+  c->now.target_rotation = ik_quat_identity();
+  gather_pole(L, c, ci);
+}
+
 static void point_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index) {
   int stored = 0;
   if (ti && lua_isnoneornil(L, ti)) { /* solve(): the chain's own target, if it has one */
@@ -842,9 +872,14 @@ ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testuda
  * local _, _, sweeps = leg:solve(step)
  * assert(sweeps == 0)
  */
+/* Upvalues: the chain's metatable, ik.vec3's (ikl_open_chain). */
 static int chain_solve(lua_State *L) {
-  ikl_chain *c = check_open(L, 1);
-  ikl_chain_gather(L, c, 1, 2, 0);
+  ikl_chain *c = check_open_up(L, 1, 1);
+  const ik_vec3 *v = c->bound ? NULL : (const ik_vec3 *)test_upvalue_meta(L, 2, 2);
+  if (v && ikl_vec3_usable(*v))
+    point_gather_given(L, c, 1, *v);
+  else
+    ikl_chain_gather(L, c, 1, 2, 0);
   ik_bone_chain_solve(c);
   return push_result(L, ikl_chain_scatter(L, c, 1));
 }
@@ -1139,14 +1174,21 @@ static int chain_tostring(lua_State *L) {
   return 1;
 }
 
-/* Fields first, then methods (the upvalue). */
+/* Methods (upvalue 1) first, a raw lookup that spares c:solve the field names'
+ * comparisons (no method is named as a field), then fields. Upvalue 2: the chain's
+ * metatable. */
 static int chain_index(lua_State *L) {
-  ikl_chain *c = check_open(L, 1);
-  const char *key = lua_tostring(L, 2);
-  int id = key ? field_id(key, c->bound) : -1;
-  if (id >= 0) return push_field(L, c, id);
+  ikl_chain *c = check_open_up(L, 1, 2);
+  const char *key;
+  int id;
   lua_pushvalue(L, 2);
   lua_rawget(L, lua_upvalueindex(1));
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 1);
+  key = lua_tostring(L, 2);
+  id = key ? field_id(key, c->bound) : -1;
+  if (id >= 0) return push_field(L, c, id);
+  lua_pushnil(L);
   return 1;
 }
 
@@ -1184,7 +1226,19 @@ static const luaL_Reg metameth[] = {{"__index", chain_index},
 
 void ikl_open_chain(lua_State *L) {
   ikl_createmeta(L, IKL_CHAIN, meth, metameth);
-  lua_pop(L, 1);
+  /* The per-frame calls check types against metatables they hold (check_open_up):
+   * __index gets the chain's as a second upvalue, solve the chain's and ik.vec3's. */
+  lua_getfield(L, -1, "__index");
+  lua_getupvalue(L, -1, 1); /* the methods */
+  lua_pushvalue(L, -1);
+  lua_pushvalue(L, -4);
+  lua_pushcclosure(L, chain_index, 2);
+  lua_setfield(L, -4, "__index");
+  lua_pushvalue(L, -3);
+  luaL_getmetatable(L, IKL_VEC3);
+  lua_pushcclosure(L, chain_solve, 2);
+  lua_setfield(L, -2, "solve");
+  lua_pop(L, 3);
   lua_pushcfunction(L, chain_new);
   lua_setfield(L, -2, "chain");
 }

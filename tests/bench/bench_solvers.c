@@ -7,7 +7,9 @@
  * tolerance 1e-4 x length, at most 20 iterations, cold start (the straight pose is
  * restored before each solve, for every solver alike). Each figure is the median of 5
  * timed repetitions. `--quick` runs a small version (the test suite uses it so this file
- * cannot rot); `--reps N` and `--targets N` override the counts.
+ * cannot rot); `--reps N` and `--targets N` override the counts; `--joints N` (3, 10 or
+ * 100) and `--solver NAME` run only that size or solver (and the baseline), for
+ * instruction counts per solve (callgrind --toggle-collect=run_pass).
  *
  * FABRIK runs in both modes: "fabrik" is IK_FABRIK_PLAIN (the sweeps alone, as the
  * baseline), "fabrik_ref" IK_FABRIK_REFINED. Besides speed and convergence, "spread"
@@ -175,7 +177,8 @@ static stats measure(const workload *w, solver s, int reps) {
 int main(int argc, char **argv) {
   static workload w;
   const int sizes[] = {3, 10, 100};
-  int reps = 5, targets = MAX_TARGETS, i, k;
+  int reps = 5, targets = MAX_TARGETS, only_joints = 0, i, k;
+  const char *only_solver = NULL;
   for (i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       reps = 1;
@@ -184,8 +187,12 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--targets") && i + 1 < argc) {
       targets = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--joints") && i + 1 < argc) {
+      only_joints = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
+      only_solver = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [--quick] [--reps N] [--targets N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--reps N] [--targets N] [--joints N] [--solver NAME]\n", argv[0]);
       return 2;
     }
   }
@@ -201,11 +208,14 @@ int main(int argc, char **argv) {
          "reached", "mean error", "spread");
   for (i = 0; i < 3; i++) {
     stats base;
+    if (only_joints && sizes[i] != only_joints) continue;
     make_workload(&w, sizes[i], targets);
     base = measure(&w, S_BASELINE, reps);
     for (k = 0; k < S_COUNT; k++) {
-      stats st = k == S_BASELINE ? base : measure(&w, (solver)k, reps);
+      stats st;
       if (k == S_TWO_BONE && sizes[i] != 3) continue;
+      if (only_solver && k != S_BASELINE && strcmp(only_solver, solver_names[k])) continue;
+      st = k == S_BASELINE ? base : measure(&w, (solver)k, reps);
       printf("%-7d %-10s %14.0f %9.2fx %9.2f %10.1f%% %12.3g %8.4f\n", sizes[i], solver_names[k],
              st.solves_per_s, st.solves_per_s / base.solves_per_s, st.mean_iterations,
              100 * st.reached_fraction, st.mean_error, st.mean_spread);

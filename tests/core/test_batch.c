@@ -427,14 +427,18 @@ static void assert_same(const arena *a, const arena *b, const jobs *ja, const jo
   assert_memory_equal(a->base, b->base, a->used);
 }
 
-/* Runs the jobs `ja` (their memory in `a`) through ik_batch_run on pool (NULL: none) and
- * a twin of them job by job; everything must match. Frees both, and `a` with them. */
-static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
+/* Runs the jobs `ja` (their memory in `a`) through ik_batch_run on pool (NULL: none), or
+ * when work is not NULL through ik_batch_run_slice in it, and a twin of them job by job;
+ * everything must match. Frees both, and `a` with them. */
+static void check_against_single_in(arena *a, jobs *ja, ik_pool *pool, ik_batch_lanes *work) {
   arena b = arena_twin(a);
   jobs jb = twin_jobs(a, &b, ja);
   statuses sa = statuses_make(ja), sb = statuses_make(&jb);
   ik_batch batch = batch_of(ja, &sa);
-  assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
+  if (work)
+    ik_batch_run_slice(&batch, 0, 1, work);
+  else
+    assert_int_equal(ik_batch_run(&batch, pool), IK_OK);
   run_single(&jb, &sb);
   assert_same(a, &b, ja, &jb, &sa, &sb);
   statuses_free(&sa);
@@ -443,6 +447,10 @@ static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
   jobs_free(&jb);
   free(a->base);
   free(b.base);
+}
+
+static void check_against_single(arena *a, jobs *ja, ik_pool *pool) {
+  check_against_single_in(a, ja, pool, NULL);
 }
 
 /* One random batch of the given sizes through ik_batch_run on `threads` threads (0: no
@@ -562,7 +570,7 @@ static void assert_lane_unchanged(const ik__lane_rows *rows, const ik__lane_rows
 /* Rows of every width a group uses (8, 16 and 32 lanes), some lanes left out of `live`
  * (the sweep must not care what they hold); then each live lane's stop test: the tip's
  * error kept, the previous one moved, and the lanes flagged exactly where it is within
- * tol2 or near2. */
+ * tol2, or within near2 and above slow2 times the error before. */
 static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
   static ik__lane_rows rows;
   t_rng r = t_rng_make(seed);
@@ -601,6 +609,7 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       before_err2[lane] = rows.tip_err2[lane] = (ik_real)t_uniform(&r, 0, 4);
       rows.tol2[lane] = (ik_real)(t_int(&r, 0, 2) ? 0 : t_uniform(&r, 0, 2));
       rows.near2[lane] = (ik_real)(t_int(&r, 0, 2) ? -1 : t_uniform(&r, 0, 8));
+      rows.slow2[lane] = t_int(&r, 0, 1) ? ik__fabrik_slow2() : -1;
       if (t_int(&r, 0, 3)) live |= (ik__lane_mask)1 << lane;
     }
     checks = sweep(&rows, n, live);
@@ -614,7 +623,9 @@ static void check_lane_sweep(ik__sweep_fn sweep, uint64_t seed) {
       err2 = ik_vec3_dist2(p[lane][n - 1], job[lane].target);
       assert_memory_equal(&rows.tip_err2[lane], &err2, sizeof err2);
       assert_memory_equal(&rows.prev_err2[lane], &before_err2[lane], sizeof err2);
-      assert_int_equal(checks >> lane & 1, err2 <= rows.tol2[lane] || err2 < rows.near2[lane]);
+      assert_int_equal(checks >> lane & 1,
+                       err2 <= rows.tol2[lane] ||
+                           (err2 < rows.near2[lane] && err2 > rows.slow2[lane] * before_err2[lane]));
     }
   }
 }
@@ -626,7 +637,7 @@ static void test_lane_sweeps_match_scalar_sweep_on_degenerate_poses(void **state
   int isa;
   (void)state;
   assert_non_null(ik__sweep_variant(0));
-  for (isa = 0; isa < 3; isa++)
+  for (isa = 0; isa < 4; isa++)
     if (ik__sweep_variant(isa)) check_lane_sweep(ik__sweep_variant(isa), 4000 + (uint64_t)isa);
 }
 
@@ -666,6 +677,67 @@ static ik_vec3 random_polish_pose(t_rng *r, ik_vec3 *p, ik_real *len, int n) {
       break;
   }
   return target;
+}
+
+/* Rows of every width, some lanes left out of `live`: the lane plane step against
+ * ik__plane_normal, bit for bit, on the polish's hard poses (planar chains, straight
+ * ones with the target on their line or off it, joints on joints) and on planar ones
+ * nudged off their plane by about the flatness bound; the other lanes keep their
+ * planes. Both answers (a plane, none) must be seen. */
+static void check_lane_plane(ik__polish_fns fns, uint64_t seed) {
+  static ik__lane_rows rows, before;
+  t_rng r = t_rng_make(seed);
+  int trial, planes = 0, none = 0;
+  for (trial = 0; trial < 300; trial++) {
+    const int n = t_int(&r, 2, 12);
+    ik_vec3 p[IK__LANES][12];
+    ik_real len[IK__LANES][12];
+    ik_vec3 target[IK__LANES];
+    ik__lane_mask live = 0;
+    int lane, i;
+    rows.lanes = IK__LANES >> t_int(&r, 0, 2);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_real total = 0;
+      target[lane] = random_polish_pose(&r, p[lane], len[lane], n);
+      if (t_int(&r, 0, 3) == 0) { /* planar, then nudged near the bound */
+        const ik_real nudge = (ik_real)t_uniform(&r, 0, 512) * IK_REAL_EPSILON * (ik_real)n;
+        for (i = 0; i < n; i++) p[lane][i].z = 0;
+        target[lane].z = 0;
+        p[lane][t_int(&r, 0, n - 1)].z = nudge;
+      }
+      for (i = 0; i + 1 < n; i++) total += len[lane][i];
+      put_chain(&rows, lane, p[lane], len[lane], n);
+      rows.target_x[lane] = target[lane].x;
+      rows.target_y[lane] = target[lane].y;
+      rows.target_z[lane] = target[lane].z;
+      rows.total[lane] = total;
+      rows.plane_x[lane] = rows.plane_y[lane] = rows.plane_z[lane] = (ik_real)lane;
+      if (t_int(&r, 0, 3)) live |= (ik__lane_mask)1 << lane;
+    }
+    before = rows;
+    fns.plane(&rows, n, live);
+    for (lane = 0; lane < rows.lanes; lane++) {
+      ik_vec3 want, got = ik_vec3_make(rows.plane_x[lane], rows.plane_y[lane], rows.plane_z[lane]);
+      ik_real total = 0;
+      for (i = 0; i + 1 < n; i++) total += len[lane][i];
+      want = live >> lane & 1
+                 ? ik__plane_normal(p[lane], n, target[lane], total)
+                 : ik_vec3_make(before.plane_x[lane], before.plane_y[lane], before.plane_z[lane]);
+      assert_memory_equal(&got, &want, sizeof got);
+      if (live >> lane & 1) {
+        planes += ik_vec3_len2(want) > 0;
+        none += ik_vec3_len2(want) == 0;
+      }
+    }
+  }
+  assert_true(planes > 0 && none > 0);
+}
+
+static void test_lane_planes_match_scalar_plane_normal(void **state) {
+  int isa;
+  (void)state;
+  for (isa = 0; isa < 4; isa++)
+    if (ik__polish_variant(isa).plane) check_lane_plane(ik__polish_variant(isa), 8000 + (uint64_t)isa);
 }
 
 /* Rows of every width, some lanes left out of `live`: the lane polish step (plan, then
@@ -729,7 +801,7 @@ static void test_lane_polish_matches_scalar_step_on_hard_poses(void **state) {
   int isa;
   (void)state;
   assert_non_null(ik__polish_variant(0).plan);
-  for (isa = 0; isa < 3; isa++)
+  for (isa = 0; isa < 4; isa++)
     if (ik__polish_variant(isa).plan) check_lane_polish(ik__polish_variant(isa), 5000 + (uint64_t)isa);
 }
 
@@ -798,8 +870,9 @@ static void test_lane_polish_turns_as_the_scalar_step(void **state) {
   (void)state;
   /* Not the scalar variant (2, and every one without vector extensions): there every
    * step is ik__dls_step's, and apply does nothing. */
-  for (isa = 0; isa < 2; isa++)
-    if (ik__polish_variant(isa).apply && ik__polish_variant(isa).apply != ik__polish_variant(2).apply)
+  for (isa = 0; isa < 4; isa++)
+    if (isa != 2 && ik__polish_variant(isa).apply &&
+        ik__polish_variant(isa).apply != ik__polish_variant(2).apply)
       check_lane_turns(ik__polish_variant(isa), 6000 + (uint64_t)isa);
 }
 
@@ -840,6 +913,55 @@ static void test_refined_crowd_matches_single_runs(void **state) {
     check_against_single(&a, &ja, pool);
     ik_pool_free(pool);
   }
+}
+
+/* The refined crowd's chains (plain and refined, 3 to 200 joints: every lane width, and
+ * for floats a group narrower than AVX-512's vectors) through a lane workspace made to
+ * run each instruction set this machine has, whichever it would pick: every one ends
+ * every chain as ik_fabrik_run does, so each ends them as the others do. */
+static void test_each_instruction_set_solves_a_crowd_alike(void **state) {
+  const int counts[] = {3, 10, 100, 200};
+  ik_batch_lanes *work;
+  void *mem;
+  int isa, c, ran = 0;
+  (void)state;
+  assert_int_equal(posix_memalign(&mem, IK_BATCH_LANES_ALIGN, ik_batch_lanes_size()), 0);
+  work = ik_batch_lanes_init(mem);
+  assert_non_null(work->sweep);
+  assert_true(work->sweep == ik__sweep_variant(ik__best_isa()));
+  for (isa = 0; isa < 4; isa++) {
+    if (!ik__sweep_variant(isa)) continue;
+    work->sweep = ik__sweep_variant(isa);
+    work->polish_fns = ik__polish_variant(isa);
+    ran++;
+    for (c = 0; c < (int)(sizeof counts / sizeof counts[0]); c++) {
+      t_rng r = t_rng_make(7000 + (uint64_t)c);
+      const int n = counts[c], chains = 120;
+      arena a = arena_make((size_t)chains * (size_t)n * 64 + 65536);
+      jobs ja;
+      int i;
+      memset(&ja, 0, sizeof ja);
+      ja.fabrik_count = chains;
+      jobs_alloc(&ja);
+      for (i = 0; i < chains; i++) {
+        ik_vec3 *p = (ik_vec3 *)arena_take(&a, sizeof *p * (size_t)n);
+        ik_real *len = (ik_real *)arena_take(&a, sizeof *len * (size_t)n);
+        ik_chain chain;
+        ik_real total;
+        t_straight_chain(p, n, 1);
+        total = ik_measure_lengths(p, n, len);
+        ik_chain_init(&chain, p, n, len);
+        ik_fabrik_job_init(&ja.fabrik[i], &chain,
+                           ik_vec3_scale(t_unit_vector(&r), total * (ik_real)t_uniform(&r, 0.02, 0.99)));
+        ja.fabrik[i].tolerance = (ik_real)1e-4 * total;
+        ja.fabrik[i].max_iterations = 1 + i % 20;
+        ja.fabrik[i].mode = i % 3 == 0 ? IK_FABRIK_PLAIN : IK_FABRIK_REFINED;
+      }
+      check_against_single_in(&a, &ja, NULL, work);
+    }
+  }
+  assert_true(ran >= 2); /* the baseline and the scalar code at least */
+  free(mem);
 }
 
 /* ---- refused jobs, malformed batches ---- */
@@ -1085,7 +1207,9 @@ int main(void) {
       cmocka_unit_test(test_lane_sweeps_match_scalar_sweep_on_degenerate_poses),
       cmocka_unit_test(test_lane_polish_matches_scalar_step_on_hard_poses),
       cmocka_unit_test(test_lane_polish_turns_as_the_scalar_step),
+      cmocka_unit_test(test_lane_planes_match_scalar_plane_normal),
       cmocka_unit_test(test_refined_crowd_matches_single_runs),
+      cmocka_unit_test(test_each_instruction_set_solves_a_crowd_alike),
       cmocka_unit_test(test_refused_jobs_are_untouched_and_the_rest_solved),
       cmocka_unit_test(test_malformed_batch_is_refused_whole),
       cmocka_unit_test(test_empty_batch),

@@ -608,6 +608,29 @@ describe("ik.chain", function()
       assert_error_has("bad argument #1 to 'solve' (vec3 expected, got no value)", function() c5:solve() end)
       local fake = { solve = c5.solve }
       assert_error_has("calling 'solve' on bad self", function() fake:solve({ 1, 1, 1 }) end)
+      -- Another ik type, and a vec3 where the chain goes: the fast type checks (against
+      -- metatables the functions hold) fall back to the named ones.
+      assert_error_has("(ik.chain expected, got ik.vec3)",
+        function() c5.solve(ik.vec3(), ik.vec3(1, 1, 1)) end)
+      assert_error_has("bad argument #1 to 'solve' (vec3 expected, got ik.quat)",
+        function() c5:solve(ik.quat()) end)
+      assert_error_has("bad argument #1 to 'solve' (finite vec3 expected",
+        function() c5:solve({ 0 / 0, 1, 1 }) end)
+      assert.is_true((c5:solve({ 1, 1, 1 }))) -- a table still does
+      c5:close()
+      assert_error_has("attempt to use a closed ik.chain", function() c5:solve(ik.vec3(1, 1, 1)) end)
+    end)
+
+    it("in the method and field lookup", function()
+      local index = getmetatable(c5).__index
+      assert.are.equal("function", type(index(c5, "solve")))
+      assert.are.equal(c5.tolerance, index(c5, "tolerance"))
+      assert.is_nil(index(c5, "match_rotation")) -- a bone chain's field only
+      assert.is_nil(index(c5, 1))
+      assert_error_has("(ik.chain expected, got ik.vec3)", function() index(ik.vec3(), "solve") end)
+      assert_error_has("(ik.chain expected, got number)", function() index(5, "tolerance") end)
+      c5:close()
+      assert_error_has("attempt to use a closed ik.chain", function() return c5.solve end)
     end)
 
     it("in the constructor", function()
