@@ -135,6 +135,12 @@ ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q);
  * Returns 0, *bulge_dir untouched, when the bone has no hinge or its axis lies along
  * the line. */
 int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *bulge_dir);
+/* FABRIK's start for a hinged chain: when the first hinged inner joint lies on the far
+ * side of the root-to-target line from the side its hinge lets it bulge (ik__hinge_bulge),
+ * the sweeps would swing it over the line, where the hinge holds the chain straight for
+ * good; so the chain is turned about its root, as one body, to point its tip at the
+ * target, and 1 returned. Only with bone 0 free to turn (no limit of its own). */
+int ik__hinge_face(const ik_chain *chain, ik_vec3 target);
 
 /* A solve whose iterations may get worse keeps the best pose they passed through (the
  * tip nearest the target), on the stack, and ends on it: a constrained one (any solver),
