@@ -47,9 +47,14 @@ function limb.new(bones, opts)
   return self
 end
 
--- The signed angle from unit `from` to `to` about unit `axis` (from across it).
+-- The signed angle from unit `from` to `to` about unit `axis` (from across it). A `to`
+-- opposite `from` to rounding is half a turn the positive way: the sign of rounding
+-- would pick the side, differently at each frame rate.
+local OPPOSITE_SIN = 1e-9
 local function angle_about(from, to, axis, scratch)
-  return atan2(from:cross(to, scratch):dot(axis), from:dot(to))
+  local s, c = from:cross(to, scratch):dot(axis), from:dot(to)
+  if c < 0 and abs(s) <= OPPOSITE_SIN then return pi end
+  return atan2(s, c)
 end
 
 -- Unit `from` (across unit `axis`) turned about `axis` by a critically damped spring
@@ -139,9 +144,11 @@ function Limb:_aim_direction(to_target, dir, d, inner, dt)
     local goal = self._last_aim_offset:lerp(to_target, k / n, self._goal)
     goal = goal:length() > 1e-9 and goal:normalized(goal) or goal:set(self._aim_goal)
     do
-      -- the spring's axis: across its direction and the goal's, else across its bend plane
+      -- the spring's axis: across its direction and the goal's; a goal opposite it turns
+      -- it about the bend direction, which it then sweeps across without crossing (turned
+      -- in the bend's plane, it came round through the bend, whose side rounding chose)
       axis = aim:cross(goal, axis)
-      if axis:length() < 1e-6 then axis = aim:cross(self._bend, axis) end
+      if axis:length() < 1e-6 then axis = across_towards(self._bend, aim, axis) or axis end
       if axis:length() < 1e-6 then axis = motion.perpendicular(aim, axis) end
       axis = axis:normalized(axis)
       aim, self._aim_rate = self:_spring_turn(aim, axis, self._aim_goal, goal, self._aim_rate, dt / n, aim)
