@@ -17,7 +17,6 @@ local KNOWN = {
   ["chain ccd / through the root"] = { "flips", 3 },
   ["chain dls / through the root"] = { "flips", 1 },
   ["chain dls / near the root"] = { "flips", 2 },
-  ["rig root / fast"] = { "agreement", 3.93e-3 * 1.1 },
 }
 
 describe("motion quality", function()
