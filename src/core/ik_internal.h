@@ -226,6 +226,14 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
  * back (float chains folding near their root left the plane by 1e-3 of their length
  * in 30 steps). */
 ik_vec3 ik__plane_kept(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, ik_real total_len);
+/* A start for a chain whose target is near its root (ik_bone_chain.c): each bone turned
+ * from its direction in p towards its direction in the chain folded into a loop (the
+ * bones as chords of the circle through the root that they close, in the plane of bone
+ * 0 and side_ws, setting out from the root towards side_ws), by s in [0, 1], and the
+ * joints laid out again with the lengths len. No change for s <= 0. A straight chain
+ * gives a solver no side to fold a target at its root to, and what it picks turns over
+ * with the target's direction; the loop is one pose for every direction. */
+void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s);
 /* Shortest distance from the root the tip can reach: the longest bone folded back over
  * all the others (negative when the chain can fold onto its root). */
 ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);
