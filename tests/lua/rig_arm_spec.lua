@@ -177,7 +177,8 @@ for _, host in ipairs(R.HOSTS) do
         local at = arm_after_the_shoulder(hz)
         for k = 1, 2 do
           local apart = (at[k] - fine[k]):length()
-          assert.is_true(apart <= 1e-3 * 0.55,
+          -- (a float build's target a hair from the shoulder has a direction good to 1e-3)
+          assert.is_true(apart <= (ik.real == "double" and 1e-3 or 3e-3) * 0.55,
             hz .. " Hz: joint " .. k .. " is " .. apart .. " from 2,880 Hz's")
         end
       end
