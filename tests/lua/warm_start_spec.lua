@@ -212,9 +212,9 @@ describe("deterministic", function()
     local atan2 = math.atan2 or math.atan
     local function turn(a, b) return atan2(a:cross(b):length(), a:dot(b)) end
     local seed = 12345
-    local function random() -- a small LCG: the same lines on every Lua
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      return seed / 2147483648
+    local function random() -- Park and Miller's: exact in doubles, the same lines on every Lua
+      seed = (seed * 16807) % 2147483647
+      return seed / 2147483647
     end
     local lines = {}
     for k = 1, 30 do lines[k] = ik.vec3(random() - 0.5, random() - 0.5, random() - 0.5):normalized() end
@@ -241,9 +241,9 @@ describe("deterministic", function()
           if flips > 0 then flipped = flipped + 1 end
         end
       end
-      -- what is left (docs/motion.md): FABRIK turns over on 1 line, CCD on 8 (as it sets
+      -- what is left (docs/motion.md): FABRIK turns over on 1 line, CCD on 7 (as it sets
       -- out from the root), DLS on none
-      local allowed = ({ fabrik = 1, plain = 1, ccd = 8, dls = 0 })[solver]
+      local allowed = ({ fabrik = 1, plain = 1, ccd = 7, dls = 0 })[solver]
       assert.is_true(flipped <= allowed, solver .. ": turned over on " .. flipped .. " of 120 lines")
     end
   end)
