@@ -274,3 +274,64 @@ int ik__break_collinear(const ik_chain *chain, ik_vec3 target, ik_vec3 line_dir,
   }
   return 1;
 }
+
+/* The radius of the circle through the root on which the bones, as chords laid end to
+ * end, close the loop (their angles at the centre summing to a full turn), found by
+ * halving; a chain that cannot close (one bone longer than the rest together) gets the
+ * circle its longest bone spans. */
+#define LOOP_HALVINGS 48
+
+/* Half the angle a chord of length len takes at the centre of a circle of radius r. */
+static ik_real chord_half_angle(ik_real len, ik_real r) {
+  const ik_real x = len / (2 * r);
+  return x >= 1 ? IK_PI / 2 : ik_atan2(x, ik_sqrt(1 - x * x));
+}
+
+static ik_real loop_radius(const ik_real *len, int count) {
+  ik_real longest = 0, total = 0, lo, hi, turn;
+  int i, k;
+  for (i = 0; i + 1 < count; i++) {
+    if (len[i] > longest) longest = len[i];
+    total += len[i];
+  }
+  lo = longest / 2;
+  hi = total; /* a circle this large takes the chords round less than a turn */
+  for (i = 0, turn = 0; i + 1 < count; i++) turn += 2 * chord_half_angle(len[i], lo);
+  if (turn < 2 * IK_PI) return lo;
+  for (k = 0; k < LOOP_HALVINGS; k++) {
+    const ik_real mid = (lo + hi) / 2;
+    for (i = 0, turn = 0; i + 1 < count; i++) turn += 2 * chord_half_angle(len[i], mid);
+    if (turn > 2 * IK_PI)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s) {
+  const ik_vec3 root_ws = p[0];
+  const ik_vec3 e = ik_vec3_normalize_or(ik_vec3_sub(p[1], p[0]), ik_vec3_make(1, 0, 0));
+  ik_vec3 n = ik_vec3_normalize(ik_vec3_project_on_plane(side_ws, e)), prev_ws = root_ws, given_prev_ws;
+  ik_real radius, phi;
+  int i;
+  if (!(s > 0) || count < 3) return;
+  if (ik_vec3_len2(n) == 0) n = ik_vec3_any_perpendicular(e);
+  radius = loop_radius(len, count);
+  /* The circle's centre is radius along n from the root; the loop sets out from the
+   * root a quarter turn round from e, towards n, and goes on that way. */
+  phi = -IK_PI / 2;
+  given_prev_ws = p[0];
+  for (i = 0; i + 1 < count; i++) {
+    const ik_real half = chord_half_angle(len[i], radius);
+    const ik_real mid = phi + half;
+    /* the chord's direction: across the radius at its middle */
+    const ik_vec3 loop_dir = ik_vec3_add(ik_vec3_scale(e, -ik_sin(mid)), ik_vec3_scale(n, ik_cos(mid)));
+    const ik_vec3 given_dir = ik_vec3_normalize_or(ik_vec3_sub(p[i + 1], given_prev_ws), loop_dir);
+    const ik_vec3 blend = ik_vec3_add(ik_vec3_scale(given_dir, 1 - s), ik_vec3_scale(loop_dir, s));
+    given_prev_ws = p[i + 1];
+    prev_ws = ik_vec3_madd(prev_ws, ik_vec3_normalize_or(blend, loop_dir), len[i]);
+    p[i + 1] = prev_ws;
+    phi += 2 * half;
+  }
+}

@@ -258,6 +258,32 @@ int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *
   return 1;
 }
 
+int ik__hinge_face(const ik_chain *chain, ik_vec3 target) {
+  ik_vec3 *p = chain->positions;
+  const ik_vec3 root_ws = p[0], reach = ik_vec3_sub(target, root_ws);
+  const ik_vec3 line_dir = ik_vec3_normalize(reach);
+  const ik_vec3 tip_rel = ik_vec3_sub(p[chain->count - 1], root_ws);
+  ik_quat q;
+  int i;
+  if (!chain->constraints || chain->count < 3 || ik_vec3_len2(line_dir) == 0) return 0;
+  /* Bone 0 must be free to turn: a limit of its own would take the turn back. */
+  if (chain->constraints[0].type != IK_CONSTRAINT_NONE && ik_vec3_len2(chain->base_direction) > 0) return 0;
+  for (i = 1; i + 1 < chain->count; i++) {
+    const ik_vec3 off = ik_vec3_project_on_plane(ik_vec3_sub(p[i], root_ws), line_dir);
+    ik_vec3 bulge = off;
+    if (!ik__hinge_bulge(chain, i, line_dir, &bulge)) continue;
+    if (ik_vec3_dot(off, bulge) >= 0 || ik_vec3_len2(tip_rel) == 0) return 0;
+    break;
+  }
+  if (i + 1 >= chain->count) return 0;
+  /* Turned as one body, every bend is kept (the hinge's among them) and the tip points
+   * at the target: the bend's bulge then lies on the side the hinge bends to. */
+  q = ik_quat_from_to(tip_rel, reach);
+  for (i = 1; i < chain->count; i++)
+    p[i] = ik_vec3_add(root_ws, ik_quat_rotate(q, ik_vec3_sub(p[i], root_ws)));
+  return 1;
+}
+
 ik_real ik_chain_constraint_violation(const ik_chain *chain, int *worst_bone) {
   int kinds;
   if (worst_bone) *worst_bone = -1;

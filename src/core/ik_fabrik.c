@@ -142,6 +142,7 @@ int ik__fabrik_begin_known(ik_fabrik_job *job, ik__fabrik_state *s, ik_real tota
   if (s->prev_err2 <= s->tolerance_len2) return 0;
   bent = !ik__off_line(p, 1, s->root_dir, s->total_len) &&
          ik__break_collinear(chain, job->target, s->root_dir, s->total_len);
+  if (!bent && (s->kinds & IK__HINGED)) bent = ik__hinge_face(chain, job->target);
   /* A target nearer the root than the chain can fold is out of reach: no polish can
    * reach it either, and from where the sweeps stall it would only pick another
    * nearest pose, not always a nearer one: those are left to the sweeps, as in plain

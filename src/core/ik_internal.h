@@ -147,6 +147,12 @@ ik_quat ik__limit_turn(const ik_constraint_frame *f, ik_vec3 dir, ik_quat q);
  * Returns 0, *bulge_dir untouched, when the bone has no hinge or its axis lies along
  * the line. */
 int ik__hinge_bulge(const ik_chain *chain, int bone, ik_vec3 line_dir, ik_vec3 *bulge_dir);
+/* FABRIK's start for a hinged chain: when the first hinged inner joint lies on the far
+ * side of the root-to-target line from the side its hinge lets it bulge (ik__hinge_bulge),
+ * the sweeps would swing it over the line, where the hinge holds the chain straight for
+ * good; so the chain is turned about its root, as one body, to point its tip at the
+ * target, and 1 returned. Only with bone 0 free to turn (no limit of its own). */
+int ik__hinge_face(const ik_chain *chain, ik_vec3 target);
 
 /* A solve whose iterations may get worse keeps the best pose they passed through (the
  * tip nearest the target), on the stack, and ends on it: a constrained one (any solver),
@@ -239,6 +245,14 @@ ik_vec3 ik__plane_normal(const ik_vec3 *p, int count, ik_vec3 target, ik_real to
  * back (float chains folding near their root left the plane by 1e-3 of their length
  * in 30 steps). */
 ik_vec3 ik__plane_kept(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 normal, ik_real total_len);
+/* A start for a chain whose target is near its root (ik_bone_chain.c): each bone turned
+ * from its direction in p towards its direction in the chain folded into a loop (the
+ * bones as chords of the circle through the root that they close, in the plane of bone
+ * 0 and side_ws, setting out from the root towards side_ws), by s in [0, 1], and the
+ * joints laid out again with the lengths len. No change for s <= 0. A straight chain
+ * gives a solver no side to fold a target at its root to, and what it picks turns over
+ * with the target's direction; the loop is one pose for every direction. */
+void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s);
 /* Shortest distance from the root the tip can reach: the longest bone folded back over
  * all the others (negative when the chain can fold onto its root). */
 ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);

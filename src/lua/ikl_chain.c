@@ -833,7 +833,12 @@ ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testuda
  *
  * Where the solver starts: with `deterministic = true` (a point chain's default) from
  * the same pose every time, whatever came before: a point chain from the pose given at
- * creation or by `set_positions`, a bone chain from its bones' pose now. With warm
+ * creation or by `set_positions`, a bone chain from its bones' pose now. An
+ * unconstrained point chain solved by FABRIK, CCD or DLS starts, for a target nearer its
+ * root than 0.8 of its length, from that pose folded part way towards a loop (all the
+ * way at the root), and its pole's weight eases in from 0 at the root to full at 0.3 of
+ * its length: so its pose does not turn over as a target passes its root
+ * (docs/motion.md). With warm
  * start (`deterministic = false`, a bone chain's default) from the last solution: a
  * point chain from its current pose; a bone chain from its last solution carried to
  * where its root and what the root hangs from are now, while the bones are turned from

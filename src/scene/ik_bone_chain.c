@@ -204,6 +204,36 @@ ik_status ik_bone_chain_set_pole(ik_bone_chain *c, const ik_ref *ref, ik_chain_p
 
 /* ---- solving ---- */
 
+/* Near the root, a deterministic point chain's pose is a function of where the target
+ * is, and must not turn over as its direction does (docs/motion.md, "Where a point chain
+ * starts"): an iterative solver starts from the pose given folded towards a loop
+ * (ik__fold_start), all the way at the root and not at all from FOLD_REACH of the
+ * chain's length out, and the pole, whose plane turns with the target's direction,
+ * lets go within POLE_REACH of it. Both eased by smoothstep. */
+#define FOLD_REACH ((ik_real)0.8)
+#define POLE_REACH ((ik_real)0.3)
+
+static ik_real smoothstep01(ik_real x) {
+  if (!(x > 0)) return 0;
+  if (x >= 1) return 1;
+  return x * x * (3 - 2 * x);
+}
+
+/* Whether the chain folds near its root: deterministic, unconstrained point chains
+ * solved by FABRIK, CCD or DLS (the two-bone solver's pose is its own formula). */
+static int folds_near_root(const ik_bone_chain *c) {
+  return !c->bound && c->deterministic && !c->constrained && c->solver != IK_BONE_CHAIN_TWO_BONE &&
+         c->count > 2;
+}
+
+/* The target's distance from the root, in chain lengths. */
+static ik_real target_reach(const ik_bone_chain *c) {
+  ik_real total = 0;
+  int i;
+  for (i = 0; i + 1 < c->count; i++) total += c->lengths[i];
+  return ik_vec3_dist(c->now.target, c->positions[0]) / total;
+}
+
 /* The core's description of the chain, over its pose c->positions. */
 static void fill_chain(const ik_bone_chain *c, ik_chain *chain) {
   const ik_bone_chain_now *s = &c->now;
@@ -216,6 +246,7 @@ static void fill_chain(const ik_bone_chain *c, ik_chain *chain) {
     chain->has_pole = 1;
     chain->pole = s->pole.position;
     chain->pole_weight = s->pole.weight;
+    if (folds_near_root(c)) chain->pole_weight *= smoothstep01(target_reach(c) / POLE_REACH);
   }
 }
 
@@ -326,6 +357,12 @@ static void start_pose(ik_bone_chain *c) {
   if (!c->bound) {
     if (c->deterministic) memcpy(c->positions, c->start, size);
     if (c->weight < 1) memcpy(c->before, c->positions, size);
+    if (folds_near_root(c)) {
+      const ik_vec3 side_ws =
+          c->now.pole.has ? ik_vec3_sub(c->now.pole.position, c->positions[0]) : ik_vec3_make(0, 1, 0);
+      ik__fold_start(c->positions, c->lengths, c->count, side_ws,
+                     1 - smoothstep01(target_reach(c) / FOLD_REACH));
+    }
     return;
   }
   if (c->deterministic || !c->has_warm) {

@@ -107,6 +107,7 @@ void ik_foot_state_init(ik_foot_state *state) {
   state->velocity = ik_vec3_zero();
   state->goal = ik_vec3_zero();
   state->rotation = ik_quat_identity();
+  state->animated = ik_vec3_zero();
   state->initialised = 0;
 }
 
@@ -132,6 +133,7 @@ ik_status ik_foot_validate(const ik_foot_params *params, const ik_foot_state *st
   if (state->initialised && ((st = ik__check_vec3(state->offset, err, "state", -1)) != IK_OK ||
                              (st = ik__check_vec3(state->velocity, err, "state", -1)) != IK_OK ||
                              (st = ik__check_vec3(state->goal, err, "state", -1)) != IK_OK ||
+                             (st = ik__check_vec3(state->animated, err, "state", -1)) != IK_OK ||
                              (st = ik__check_quat(state->rotation, err, "state", -1)) != IK_OK))
     return st;
   if ((st = ik__check_quat(animated_rotation, err, "animated_rotation", -1)) != IK_OK) return st;
@@ -212,6 +214,65 @@ static void keep_above_ground(ik_foot_state *state, ik_vec3 up_ws, ik_real defic
   if (down < 0) state->velocity = ik_vec3_madd(state->velocity, up_ws, -down);
 }
 
+/* The correction a foot at animated_ws aims for along up (raised onto its ground when
+ * planted; none when swinging), with the probe behind it. */
+static ik_status goal_at(const ik_foot_params *params, const ik_ground *ground, ik_vec3 animated_ws,
+                         ik_vec3 up_ws, foot_probe *probe, ik_real *goal) {
+  const ik_status st = probe_ground(params, ground, animated_ws, up_ws, probe);
+  if (st != IK_OK) return st;
+  *goal = probe->grounded && probe->deficit > 0 ? probe->deficit : 0;
+  return IK_OK;
+}
+
+/* Halvings of the frame spent finding when a foot crossed an edge (a riser, a kerb): the
+ * crossing is then known to 1/256 of the frame, whatever the frame. */
+#define EDGE_HALVINGS 8
+
+/* Where in this frame the goal jumped, if it did. The foot is taken to move in a straight
+ * line from last update's animated place to this one's; the goal halfway is asked, and
+ * when it lies nearer one end's than a quarter of the change from their mean, the goal
+ * stepped (a kink, a foot touching down, bends it by less): halvings then find the step,
+ * *at in (0, 1) the fraction of the frame, *before and *after the goal either side of it.
+ * Otherwise *at = -1: the goal moved evenly (a slope, flat ground, no ground). A frame's
+ * goal moving by less than the contact slack is taken as even, without a ray. */
+static ik_status find_edge(const ik_foot_params *params, const ik_ground *ground, ik_vec3 from_ws,
+                           ik_vec3 to_ws, ik_vec3 up_ws, ik_real g0, ik_real g1, ik_real *at, ik_real *before,
+                           ik_real *after) {
+  foot_probe probe;
+  ik_real lo = 0, hi = 1, glo = g0, ghi = g1, gm;
+  ik_status st;
+  int k;
+  *at = -1;
+  if (!(ik_fabs(g1 - g0) > contact_slack(params, to_ws))) return IK_OK;
+  if ((st = goal_at(params, ground, ik_vec3_lerp(from_ws, to_ws, (ik_real)0.5), up_ws, &probe, &gm)) != IK_OK)
+    return st;
+  if (!(ik_fabs(gm - (ik_real)0.5 * (g0 + g1)) > (ik_real)0.25 * ik_fabs(g1 - g0))) return IK_OK;
+  for (k = 0; k < EDGE_HALVINGS; k++) {
+    const ik_real mid = (lo + hi) / 2;
+    if (k > 0 &&
+        (st = goal_at(params, ground, ik_vec3_lerp(from_ws, to_ws, mid), up_ws, &probe, &gm)) != IK_OK)
+      return st;
+    if (ik_fabs(gm - glo) <= ik_fabs(ghi - gm)) {
+      lo = mid;
+      glo = gm;
+    } else {
+      hi = mid;
+      ghi = gm;
+    }
+  }
+  *at = (lo + hi) / 2;
+  *before = glo;
+  *after = ghi;
+  return IK_OK;
+}
+
+/* The spring on each axis over dt, the goal moving linearly from g0 to g1. */
+static void smooth_offset(ik_foot_state *state, ik_vec3 g0, ik_vec3 g1, ik_real smooth_time, ik_real dt) {
+  smooth_scalar(&state->offset.x, &state->velocity.x, g0.x, g1.x, smooth_time, dt);
+  smooth_scalar(&state->offset.y, &state->velocity.y, g0.y, g1.y, smooth_time, dt);
+  smooth_scalar(&state->offset.z, &state->velocity.z, g0.z, g1.z, smooth_time, dt);
+}
+
 ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *state, const ik_ground *ground,
                                 ik_vec3 animated_position, ik_quat animated_rotation, ik_real dt,
                                 ik_foot_result *out) {
@@ -219,13 +280,18 @@ ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *sta
   ik_vec3 up_ws, goal_offset_ws;
   ik_quat goal_rotation_ws;
   foot_probe probe;
+  ik_real goal, edge_at = -1, edge_before = 0, edge_after = 0;
   up_ws = ik_vec3_normalize(params->up);
-  /* The ray first: a failing custom ground must leave the state as it was. */
-  if ((st = probe_ground(params, ground, animated_position, up_ws, &probe)) != IK_OK) return st;
+  /* The rays first: a failing custom ground must leave the state as it was. */
+  if ((st = goal_at(params, ground, animated_position, up_ws, &probe, &goal)) != IK_OK) return st;
+  if (state->initialised && dt > 0 && spring_omega(params->smooth_time) > 0 &&
+      (st = find_edge(params, ground, state->animated, animated_position, up_ws,
+                      ik_vec3_dot(state->goal, up_ws), goal, &edge_at, &edge_before, &edge_after)) != IK_OK)
+    return st;
 
   /* The goal: raised and aligned when planted; no correction at all when swinging. Only
    * ever raised: a planted foot within contact_slack above its height stays put. */
-  goal_offset_ws = probe.grounded && probe.deficit > 0 ? ik_vec3_scale(up_ws, probe.deficit) : ik_vec3_zero();
+  goal_offset_ws = ik_vec3_scale(up_ws, goal);
   goal_rotation_ws = probe.grounded ? ik_quat_from_to(up_ws, probe.hit.normal) : ik_quat_identity();
 
   if (!state->initialised) {
@@ -235,18 +301,23 @@ ik_status ik__foot_update_valid(const ik_foot_params *params, ik_foot_state *sta
     state->velocity = ik_vec3_zero();
     state->goal = goal_offset_ws;
     state->rotation = goal_rotation_ws;
+    state->animated = animated_position;
     state->initialised = 1;
   } else if (dt > 0) {
     const ik_real omega = spring_omega(params->smooth_time);
-    smooth_scalar(&state->offset.x, &state->velocity.x, state->goal.x, goal_offset_ws.x, params->smooth_time,
-                  dt);
-    smooth_scalar(&state->offset.y, &state->velocity.y, state->goal.y, goal_offset_ws.y, params->smooth_time,
-                  dt);
-    smooth_scalar(&state->offset.z, &state->velocity.z, state->goal.z, goal_offset_ws.z, params->smooth_time,
-                  dt);
+    if (edge_at > 0) {
+      /* Up to the edge and on from it: the step in the goal when the foot crossed it,
+       * at every frame rate alike. */
+      smooth_offset(state, state->goal, ik_vec3_scale(up_ws, edge_before), params->smooth_time, edge_at * dt);
+      smooth_offset(state, ik_vec3_scale(up_ws, edge_after), goal_offset_ws, params->smooth_time,
+                    (1 - edge_at) * dt);
+    } else {
+      smooth_offset(state, state->goal, goal_offset_ws, params->smooth_time, dt);
+    }
     /* (A step too short for the spring to measure moves nothing, floor included.) */
     if (probe.hit.hit && omega * dt > 0) keep_above_ground(state, up_ws, probe.deficit);
     state->goal = goal_offset_ws;
+    state->animated = animated_position;
     /* Same time scale as the spring; exact at any rate for a goal that holds still. */
     state->rotation = omega > 0 ? ik_quat_slerp(ik_quat_normalize(state->rotation), goal_rotation_ws,
                                                 -ik__expm1(-omega * dt))

@@ -19,7 +19,12 @@
  * Position smoothing is a critically damped spring (angular frequency
  * omega = 2 / smooth_time) integrated exactly, in closed form, for a goal that moves
  * linearly from the previous update's goal to this one's over the step (a goal held
- * constant over the step is the special case of no change). Being exact, it gives the
+ * constant over the step is the special case of no change). The foot is taken to move
+ * in a straight line from the previous update's animated position to this one's; when
+ * the goal halfway along does not lie between its ends' (an edge was crossed: a riser, a
+ * kerb), up to 8 more rays halve the frame to find when, and the spring runs up to the
+ * edge and on from it, so the goal's step falls at the same moment at every frame rate.
+ * So an update casts 1 ray, 2 when the goal moved, 9 when it stepped. Being exact, it gives the
  * same path at any frame rate for a goal that moves steadily, and stays stable for a
  * step of any length (a long one lands on the goal). Rotation smoothing is a slerp towards the goal by
  * 1 - exp(-dt * omega) per step, exact at any frame rate for a goal that holds still.
@@ -83,6 +88,7 @@ typedef struct ik_foot_state {
   ik_vec3 velocity; /* of offset, per second */
   ik_vec3 goal;     /* the correction the last update aimed for */
   ik_quat rotation; /* smoothed correction rotation, applied after the animated one */
+  ik_vec3 animated; /* the animated position the last update was given */
   int initialised;
 } ik_foot_state;
 

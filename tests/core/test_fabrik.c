@@ -300,6 +300,36 @@ static void constraints_hold_after_every_solve(void **state) {
   }
 }
 
+/* A knee hinged to bend one way, started bent that way but lying on the far side of the
+ * line from the root to the target: the sweeps used to swing it over the line, where
+ * the hinge held it straight, and it stopped 0.98 short after any budget (CCD and DLS
+ * reach it). The pose after: on the target, the hinge kept. */
+static void hinge_started_across_the_target_line_reaches(void **state) {
+  fixture f;
+  ik_constraint cons[2];
+  ik_vec3 rest[3];
+  (void)state;
+  f.p[0] = rest[0] = ik_vec3_make(0, 2, 0);
+  f.p[1] = rest[1] = ik_vec3_make(0, 1, (ik_real)0.1);
+  f.p[2] = rest[2] = ik_vec3_zero();
+  ik_measure_lengths(f.p, 3, f.len);
+  memset(cons, 0, sizeof cons);
+  cons[1].type = IK_CONSTRAINT_HINGE;
+  cons[1].axis = ik_vec3_make(1, 0, 0);
+  cons[1].min = 0;
+  cons[1].max = (ik_real)(150 * IK_PI / 180);
+  ik_chain_init(&f.chain, f.p, 3, f.len);
+  f.chain.constraints = cons;
+  f.chain.rest_positions = rest;
+  ik_fabrik_job_init(&f.job, &f.chain, ik_vec3_make(0, (ik_real)0.5, (ik_real)0.5));
+  f.job.max_iterations = 20;
+  assert_int_equal(solve(&f), IK_OK);
+  assert_true(f.job.result.reached);
+  assert_lengths_and_root(&f, ik_vec3_make(0, 2, 0));
+  assert_near(ik_chain_constraint_violation(&f.job.chain, NULL), 0, T_CONSTRAINT_RAD);
+  assert_true(f.p[1].z > (ik_real)0.5); /* the knee on the side the hinge bends to */
+}
+
 static void constrained_chain_that_cannot_reach_says_so(void **state) {
   fixture f;
   ik_constraint cons[3];
@@ -485,6 +515,7 @@ int main(void) {
       cmocka_unit_test(pole_and_cone_reach_within_the_budget),
       cmocka_unit_test(a_pole_never_costs_a_constrained_chain_its_reach),
       cmocka_unit_test(constraints_hold_after_every_solve),
+      cmocka_unit_test(hinge_started_across_the_target_line_reaches),
       cmocka_unit_test(constrained_chain_that_cannot_reach_says_so),
       cmocka_unit_test(refused_job_changes_nothing),
       cmocka_unit_test(validation_names_the_field_and_index),

@@ -306,6 +306,23 @@ describe("ik.foot", function()
       end)
     end
 
+    it("steps down off an edge at the same moment at every rate", function()
+      -- the edge (x = 1) crossed at t = 0.537, between frames at every rate; compared
+      -- 0.13 s later, the spring halfway down. Each rate used to spring as if the goal
+      -- dropped across the frame the crossing fell in: 3.2 mm off a 2,880 Hz run at 30 Hz
+      local g = stairs(3, 0.15)
+      local function at(rate)
+        local foot = ik.foot({ ground = g, smooth_time = 0.05 })
+        return run(foot, rate, 2 / 3, function(t) return { 1.537 - t, -0.1, 0 } end)
+      end
+      local fine = at(2880)
+      for _, rate in ipairs({ 30, 60, 144 }) do
+        local p = at(rate)
+        assert.is_true((p - fine):length() < (double and 2e-5 or 1e-4),
+          rate .. " Hz: " .. tostring(p) .. ", 2880 Hz: " .. tostring(fine))
+      end
+    end)
+
     it("does lag behind a goal that drops (the test above is not trivial)", function()
       local g = stairs(3, 0.15)
       local a = ik.foot({ ground = g, smooth_time = 0.05 })

@@ -37,6 +37,30 @@ describe("ik.rigs.motion", function()
       assert.is_true(near(v1, v, 1e-9), v1 .. " vs " .. v)
     end)
 
+    it("along a cubic: the same path in one step as in many, and the line's for a line", function()
+      local w = motion.omega(0.2)
+      local function g(t) return 0.3 + t * (1 - t * (2 - 1.5 * t)) end
+      local x1, v1 = motion.spring_cubic(0, 0, 0.3, 1, -2, 1.5, w, 0.6)
+      local x, v = 0, 0
+      for k = 1, 60 do
+        -- the cubic through four samples 0.01 apart is the goal itself
+        local t = k / 100
+        local c0, c1, c2, c3 =
+          motion.cubic_goal(g(t), g(t - 0.01), g(t - 0.02), g(t - 0.03), 0.01, 0.01, 0.01)
+        x, v = motion.spring_cubic(x, v, c0, c1, c2, c3, w, 0.01)
+      end
+      assert.is_true(near(x1, x, 1e-9), x1 .. " vs " .. x)
+      assert.is_true(near(v1, v, 1e-9), v1 .. " vs " .. v)
+      local xl, vl = motion.spring(0.2, 1, 0.5, 0.9, w, 0.05)
+      local xc, vc = motion.spring_cubic(0.2, 1, 0.5, 8, 0, 0, w, 0.05)
+      assert.is_true(near(xl, xc) and near(vl, vc))
+      -- samples of a line, or of a goal that stopped dead: the line between the last two
+      local c0, c1, c2, c3 = motion.cubic_goal(4, 3, 2, 1, 1, 1, 1)
+      assert.are.same({ 3, 1, 0, 0 }, { c0, c1, c2, c3 })
+      c0, c1, c2, c3 = motion.cubic_goal(3, 3, 2, 1, 1, 1, 1)
+      assert.are.same({ 3, 0, 0, 0 }, { c0, c1, c2, c3 })
+    end)
+
     it("never overshoots a still goal, whatever the step", function()
       for _, dt in ipairs({ 1 / 60, 0.5, 10, 1e6 }) do
         local x = 0

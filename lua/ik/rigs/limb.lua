@@ -47,9 +47,16 @@ function limb.new(bones, opts)
   return self
 end
 
--- The signed angle from unit `from` to `to` about unit `axis` (from across it).
+-- The signed angle from unit `from` to `to` about unit `axis` (from across it). A `to`
+-- opposite `from` to rounding is half a turn the positive way: the sign of rounding
+-- would pick the side, differently at each frame rate.
+-- (A float build's vectors carry a target a hair from the root with a direction good to
+-- about 1e-3.)
+local OPPOSITE_SIN = ik.real == "float" and 1e-3 or 1e-9
 local function angle_about(from, to, axis, scratch)
-  return atan2(from:cross(to, scratch):dot(axis), from:dot(to))
+  local s, c = from:cross(to, scratch):dot(axis), from:dot(to)
+  if c < 0 and abs(s) <= OPPOSITE_SIN then return pi end
+  return atan2(s, c)
 end
 
 -- Unit `from` (across unit `axis`) turned about `axis` by a critically damped spring
@@ -80,6 +87,8 @@ end
 -- linearly in time, so the step is cut where the side turns by more than this (the
 -- root's offsets to the target and to the pole interpolated linearly across the frame).
 local SUBSTEP_ANGLE, SUBSTEPS_MAX = 0.05, 32
+-- An aim and goal crossed to less than this are opposite (or alike): no axis of their own.
+local OPPOSITE_AXIS = ik.real == "float" and 1e-3 or 1e-6
 
 -- The bend direction for this frame: across the root-target line, following the pole's
 -- side through the spring. `to_target` is the target from the root, `aim` the unit
@@ -139,9 +148,11 @@ function Limb:_aim_direction(to_target, dir, d, inner, dt)
     local goal = self._last_aim_offset:lerp(to_target, k / n, self._goal)
     goal = goal:length() > 1e-9 and goal:normalized(goal) or goal:set(self._aim_goal)
     do
-      -- the spring's axis: across its direction and the goal's, else across its bend plane
+      -- the spring's axis: across its direction and the goal's; a goal opposite it turns
+      -- it about the bend direction, which it then sweeps across without crossing (turned
+      -- in the bend's plane, it came round through the bend, whose side rounding chose)
       axis = aim:cross(goal, axis)
-      if axis:length() < 1e-6 then axis = aim:cross(self._bend, axis) end
+      if axis:length() < OPPOSITE_AXIS then axis = across_towards(self._bend, aim, axis) or axis end
       if axis:length() < 1e-6 then axis = motion.perpendicular(aim, axis) end
       axis = axis:normalized(axis)
       aim, self._aim_rate = self:_spring_turn(aim, axis, self._aim_goal, goal, self._aim_rate, dt / n, aim)

@@ -55,6 +55,77 @@ function motion.spring(x, v, g0, g1, omega, dt)
   return g1 + f1 - 2 * u / omega, u + fd1
 end
 
+--- The cubic a goal is taken to follow over a step, from its samples: g1 now, g0 dt
+-- earlier (the step's start), and, when given, gm1 h1 before that and gm2 h2 before
+-- gm1 (nil: fewer samples, a lower degree; the line from g0 to g1 without them).
+-- Returns its coefficients in the time s since the step's start, c0 + c1 s + c2 s^2 +
+-- c3 s^3, for `spring_cubic`. Samples much closer than the step (h below dt / 8) are
+-- left out: their differences would be noise.
+-- @number g1
+-- @number g0
+-- @tparam ?number gm1
+-- @tparam ?number gm2
+-- @number dt > 0
+-- @tparam ?number h1
+-- @tparam ?number h2
+-- @treturn number c0
+-- @treturn number c1
+-- @treturn number c2
+-- @treturn number c3
+function motion.cubic_goal(g1, g0, gm1, gm2, dt, h1, h2)
+  local a1 = (g1 - g0) / dt
+  if not gm1 or h1 < dt / 8 then return g0, a1, 0, 0 end
+  -- a goal that stopped, turned back or set out at g0 without slowing down first has a
+  -- kink there, not a curve: bent through it, the cubic would carry the goal past
+  -- where it stopped
+  if (g1 - g0) * (g0 - gm1) <= 0 then
+    local slowed = g1 ~= g0 and gm2 and h2 >= dt / 8 and abs(g0 - gm1) / h1 < abs(gm1 - gm2) / h2
+    if not slowed then return g0, a1, 0, 0 end
+  end
+  -- Newton's divided differences on the times dt, 0, -h1, -h1 - h2
+  local d1m1 = (gm1 - g1) / (-h1 - dt)
+  local a2 = (d1m1 - a1) / -h1
+  local a3 = 0
+  if gm2 and h2 >= dt / 8 then
+    local dm1m2 = (gm2 - gm1) / -h2
+    local d1m1m2 = (dm1m2 - d1m1) / (-h1 - h2 - dt)
+    a3 = (d1m1m2 - a2) / (-h1 - h2)
+  end
+  -- a0 + a1 s + a2 s (s - dt) + a3 s (s - dt) (s + h1), expanded
+  return g0, a1 - a2 * dt - a3 * dt * h1, a2 + a3 * (h1 - dt), a3
+end
+
+--- One step of the critically damped spring, integrated exactly, for a goal that follows
+-- the cubic c0 + c1 s + c2 s^2 + c3 s^3 over the step (s the time since its start; see
+-- `cubic_goal`). With c2 = c3 = 0 it is `spring`. omega nil: x jumps to the goal.
+-- @number x
+-- @number v
+-- @number c0
+-- @number c1
+-- @number c2
+-- @number c3
+-- @tparam ?number omega
+-- @number dt seconds, >= 0
+-- @treturn number x
+-- @treturn number v
+function motion.spring_cubic(x, v, c0, c1, c2, c3, omega, dt)
+  if dt <= 0 then return x, v end
+  local g1 = c0 + dt * (c1 + dt * (c2 + dt * c3))
+  local u1 = c1 + dt * (2 * c2 + dt * 3 * c3)
+  if not omega then return g1, u1 end
+  -- the spring's steady response to the goal g, g - 2 g' / omega + 3 g'' / omega^2 -
+  -- 4 g''' / omega^3, leaves f = x - it obeying the free critically damped equation
+  local w1, w2 = 1 / omega, 1 / (omega * omega)
+  local k = 24 * c3 * w1 * w2
+  local p0, dp0 = c0 - 2 * c1 * w1 + 6 * c2 * w2 - k, c1 - 4 * c2 * w1 + 18 * c3 * w2
+  local acc1 = 2 * c2 + 6 * c3 * dt
+  local p1, dp1 = g1 - 2 * u1 * w1 + 3 * acc1 * w2 - k, u1 - 2 * acc1 * w1 + 18 * c3 * w2
+  local f, fd = x - p0, v - dp0
+  local c = fd + omega * f
+  local e = exp(-omega * dt)
+  return p1 + (f + c * dt) * e, dp1 + (fd - omega * c * dt) * e
+end
+
 --- Moves `applied` towards `goal` by at most dt / blend_time (all the way when
 -- blend_time is 0): the weight never snaps.
 -- @number applied

@@ -2,10 +2,13 @@
 --
 -- The hips are moved and turned (set_position, set_rotation) towards the target (plus
 -- an offset in the target's own space) by a critically damped spring integrated
--- exactly: no overshoot, and the same motion at any frame rate, the goal being taken
--- to move steadily between updates. The spring starts from where the hips are at the
--- first update (and again after the rig was idle), the goal taken to have set out from
--- there; `snap()` jumps to the target.
+-- exactly: no overshoot, and the same motion at any frame rate. Between updates the
+-- goal's position is taken to follow the cubic through its last four updates' places
+-- (`motion.cubic_goal`: along a curve, the path the host samples, not its chords; a
+-- line where it stopped or turned back without slowing), its rotation to turn steadily.
+-- The spring starts from where the hips are at the first update (and again after the
+-- rig was idle), the goal taken to have set out from there; `snap()` jumps to the
+-- target.
 --
 -- Fields, read and write: `target`, `weight`, `enabled`, `blend_time`, `order`; read
 -- only: `applied_weight`.
@@ -74,6 +77,8 @@ function root.new(options)
   common.init_rig(self, OWNER, o, { o.hips }, { o.hips })
   -- the springs' state, and scratch: an update allocates nothing
   self._x, self._v, self._g = { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }
+  -- the two goals before _g, and the times between them (nil: not yet)
+  self._gm1, self._gm2, self._h1, self._h2 = { 0, 0, 0 }, { 0, 0, 0 }, nil, nil
   self._q, self._av, self._gq = ik.quat(), { 0, 0, 0 }, ik.quat()
   self._started = false
   self._p, self._pq, self._at, self._x_at = ik.vec3(), ik.quat(), ik.vec3(), ik.vec3()
@@ -107,6 +112,7 @@ function Root:_start(p, q)
   x[1], x[2], x[3] = p:unpack()
   g[1], g[2], g[3] = x[1], x[2], x[3]
   v[1], v[2], v[3] = 0, 0, 0
+  self._h1, self._h2 = nil, nil
   av[1], av[2], av[3] = 0, 0, 0
   self._q:set(q)
   self._gq:set(q)
@@ -152,18 +158,28 @@ function Root:update(dt)
     local hips = self.hips
     self:_start(common.get_position(hips, self._at), common.get_rotation(hips, self._hips_q))
   end
-  -- position: a spring per axis, the goal moving steadily from last update's
-  local x, v, g = self._x, self._v, self._g
-  local spring, omega = motion.spring, self._omega
+  -- position: a spring per axis, the goal following the cubic through this update's
+  -- goal and the last three (fewer at first)
+  local x, v, g, gm1, gm2 = self._x, self._v, self._g, self._gm1, self._gm2
+  local h1, h2 = self._h1, self._h2
+  local spring_cubic, cubic, omega = motion.spring_cubic, motion.cubic_goal, self._omega
   local gx, gy, gz = p:unpack()
-  x[1], v[1] = spring(x[1], v[1], g[1], gx, omega, dt)
-  x[2], v[2] = spring(x[2], v[2], g[2], gy, omega, dt)
-  x[3], v[3] = spring(x[3], v[3], g[3], gz, omega, dt)
+  if dt > 0 then
+    local m1, m2 = h1 and gm1, h2 and gm2
+    for i = 1, 3 do
+      local gi = i == 1 and gx or (i == 2 and gy or gz)
+      local c0, c1, c2, c3 = cubic(gi, g[i], m1 and m1[i], m2 and m2[i], dt, h1, h2)
+      x[i], v[i] = spring_cubic(x[i], v[i], c0, c1, c2, c3, omega, dt)
+      gm2[i], gm1[i] = gm1[i], g[i]
+    end
+    self._h1, self._h2 = dt, h1
+  end
   g[1], g[2], g[3] = gx, gy, gz
+
   -- rotation: the same spring on the rotation vector from the goal, the goal turning
   -- steadily (at angular velocity u) from last update's
   if dt > 0 then
-    local rotation_omega = self._rotation_omega
+    local rotation_omega, spring = self._rotation_omega, motion.spring
     local delta = self._delta
     local ux, uy, uz = motion.quat_log(q:mul(self._gq:inverse(delta), delta))
     ux, uy, uz = ux / dt, uy / dt, uz / dt
