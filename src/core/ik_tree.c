@@ -263,11 +263,14 @@ static int tree_begin(ik_tree_job *job) {
     ik_tree_work *w = &br[b].work;
     const ik_real total_len = ik__total_length(c);
     ik_vec3 aim;
+    int bent;
     if (w->weight <= 0 || w->frozen) continue;
     aim = w->children == 0 ? br[b].target : ik_vec3_scale(w->pull_ws, 1 / w->pull_weight);
     if (!(ik_vec3_dist2(aim, c->positions[0]) < total_len * total_len)) continue;
-    if (!ik__off_line(c->positions, 1, w->root_dir, total_len))
-      ik__break_collinear(c, aim, w->root_dir, total_len);
+    bent = !ik__off_line(c->positions, 1, w->root_dir, total_len) &&
+           ik__break_collinear(c, aim, w->root_dir, total_len);
+    /* As the chain solve starts (ik_fabrik.c); a rigid first bone is not the branch's to turn. */
+    if (!bent && (w->kinds & IK__HINGED) && !br[b].rigid_base) ik__hinge_face(c, aim);
   }
   return 1;
 }

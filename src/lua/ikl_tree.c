@@ -15,8 +15,10 @@
  *   solve's work is bounded: iterations times (joints + branches) stays within 2^20,
  *   so a big tree allows fewer.
  * - `tolerance`: distance under which an effector counts as there, >= 0 (default 1e-3).
- * - `deterministic`: true (default) to start every solve from the pose given, false to
- *   start from the last solution (warm start). A bone tree starts from its bones.
+ * - `deterministic`: true (a point tree's default) to start every solve from the pose
+ *   given, false (a bone tree's default) to start from the last solution (warm start);
+ *   a bone tree that is not also turns its bones on from their last result, so none
+ *   spins about its length (ik_bone_tree.h).
  *
  * Read only: `count` (joints, also `#tree`), `effectors`.
  * @classmod ik.tree
@@ -162,8 +164,8 @@ static void bone_parents(lua_State *L, ik_skeleton *sk, int n, const int *bones,
  *   `parents` (one per joint: 0 for the root, else an earlier joint's index), or `bones`
  *   (a list of ik.bone of one skeleton, the root first, each after the bone it hangs
  *   from: the parents are the skeleton's), and the fields above. A bone tree reads its
- *   bones at each solve and turns them (ik_bone_tree.h): it always starts from the
- *   animated pose.
+ *   bones at each solve and turns them (ik_bone_tree.h), from the bones as read or, not
+ *   deterministic, from its last solution laid on them.
  * @treturn ik.tree
  * @usage -- a Y: a trunk of two bones, two arms of two bones
  * local y = ik.tree{

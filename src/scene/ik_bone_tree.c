@@ -6,6 +6,9 @@
 
 #include <string.h>
 
+#include "ik_internal.h"
+#include "ik_rotations.h"
+
 ik_status ik_bone_tree_check(int joints, const int *parents, int *bad_joint) {
   int j;
   if (joints < 2) return IK_E_COUNT;
@@ -23,8 +26,8 @@ ik_status ik_bone_tree_check(int joints, const int *parents, int *bad_joint) {
 size_t ik_bone_tree_size(int joints, int bound) {
   const size_t n = (size_t)joints, bones = n - 1, slots = 2 * bones;
   return sizeof(ik_bone_tree) + bones * (sizeof(ik_tree_branch) + sizeof(ik_chain_pole *)) +
-         bones * sizeof(ik_constraint) + (bound ? 2 * n * sizeof(ik_quat) : 0) +
-         (2 * n + 2 * slots) * sizeof(ik_vec3) + (n + bones) * sizeof(ik_real) +
+         bones * sizeof(ik_constraint) + (bound ? (2 * n + 2 * slots) * sizeof(ik_quat) : 0) +
+         ((bound ? 3 : 2) * n + (bound ? 3 : 2) * slots) * sizeof(ik_vec3) + (n + bones) * sizeof(ik_real) +
          (6 * n + slots + bones + (bound ? 3 * n : 0)) * sizeof(int);
 }
 
@@ -39,12 +42,16 @@ static void lay_out(ik_bone_tree *t, int n, int bound) {
   at += (size_t)bones * sizeof(ik_constraint);
   t->rotations = bound ? (ik_quat *)(void *)at : NULL;
   t->turns = bound ? t->rotations + n : NULL;
-  at += bound ? 2 * (size_t)n * sizeof(ik_quat) : 0;
+  t->branch_rot = bound ? t->turns + n : NULL;
+  t->twist_memory = bound ? t->branch_rot + slots : NULL;
+  at += bound ? (2 * (size_t)n + 2 * (size_t)slots) * sizeof(ik_quat) : 0;
   t->positions = (ik_vec3 *)(void *)at;
   t->start = t->positions + n;
   t->branch_points = t->start + n;
   t->branch_rest = t->branch_points + slots;
-  t->lengths = (ik_real *)(void *)(t->branch_rest + slots);
+  t->branch_before = bound ? t->branch_rest + slots : NULL;
+  t->warm = bound ? t->branch_rest + 2 * slots : NULL;
+  t->lengths = (ik_real *)(void *)(t->branch_rest + (bound ? 2 * slots + n : slots));
   t->branch_lengths = t->lengths + n;
   t->parents = (int *)(void *)(t->branch_lengths + bones);
   t->bone_branch = t->parents + n;
@@ -102,7 +109,8 @@ ik_bone_tree *ik_bone_tree_init(void *mem, int joints, const int *parents, int b
   t->joints = joints;
   t->iterations = 10;
   t->tolerance = (ik_real)1e-3;
-  t->deterministic = 1;
+  /* A bone tree remembers its bones' last turns unless told not to, as a bone chain does. */
+  t->deterministic = !bound;
   t->bound = bound;
   lay_out(t, joints, bound);
   memcpy(t->parents, parents, sizeof(int) * (size_t)joints);
@@ -174,6 +182,8 @@ ik_status ik_bone_tree_set_bones(ik_bone_tree *t, ik_skeleton *sk, const int *bo
   t->sk = sk;
   t->sk_closed = closed;
   memcpy(t->bones, bones, sizeof(int) * (size_t)t->joints);
+  for (j = 0; j < 2 * (t->joints - 1); j++) t->twist_memory[j] = ik_quat_identity();
+  t->has_warm = 0;
   return ik_bone_tree_set_points(t, pose, bad_joint);
 }
 
@@ -256,29 +266,67 @@ void ik_bone_tree_set_weight(ik_bone_tree *t, int effector, ik_real weight) {
   t->branch[t->effector_branch[effector]].weight = weight;
 }
 
-/* Reads a bone tree's pose; IK_E_NULL when its skeleton is gone. */
+/* The world rotation of what the root bone hangs from (identity: nothing). */
+static ik_quat root_frame(const ik_bone_tree *t) {
+  const int up = ik_skeleton_parent(t->sk, t->bones[0]);
+  ik_quat q = ik_quat_identity();
+  if (up >= 0) ik_skeleton_get_world(t->sk, up, NULL, &q);
+  return q;
+}
+
+/* Reads a bone tree's pose, and where the solve starts (positions): the pose as read,
+ * or warm, the last solution's directions laid out from the root with the lengths as
+ * read; IK_E_NULL when its skeleton is gone. */
 static ik_status gather_bones(ik_bone_tree *t) {
+  ik_quat frame;
   int j;
   if (t->sk_closed && *t->sk_closed) return IK_E_NULL;
   for (j = 0; j < t->joints; j++) ik_skeleton_get_world(t->sk, t->bones[j], &t->start[j], &t->rotations[j]);
+  if (t->deterministic || !t->has_warm) {
+    memcpy(t->positions, t->start, sizeof(ik_vec3) * (size_t)t->joints);
+    return IK_OK;
+  }
+  frame = root_frame(t);
+  t->positions[0] = t->start[0];
+  for (j = 1; j < t->joints; j++) {
+    const int p = t->parents[j];
+    t->positions[j] = ik_vec3_madd(t->positions[p], ik_quat_rotate(frame, t->warm[j]),
+                                   ik_vec3_dist(t->start[j], t->start[p]));
+  }
   return IK_OK;
 }
 
+/* Keeps each bone's direction as turned, in the root's frame, for a warm start. */
+static void keep_warm(ik_bone_tree *t) {
+  const ik_quat back = ik_quat_inverse(root_frame(t));
+  int j;
+  for (j = 0; j < t->joints; j++) ik_skeleton_get_world(t->sk, t->bones[j], &t->warm[j], NULL);
+  /* Tip first: a parent's slot still holds its position when its children read it. */
+  for (j = t->joints - 1; j > 0; j--)
+    t->warm[j] = ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(t->warm[j], t->warm[t->parents[j]])));
+  t->warm[0] = ik_vec3_zero();
+  t->has_warm = 1;
+}
+
 /* An effector branch hanging from a bone with several children starts where that bone's
- * mean turn put its second joint, not where the tree solve did (the skeleton holds the
+ * turn put its second joint, not where the tree solve did (the skeleton holds the
  * children's first bones rigid, the solve does not): the rest of the branch, from that
- * joint, is solved again as a chain (ik_fabrik, from the bones as they are now) and its
- * bones aimed at the result. */
+ * joint, is solved again as a chain (ik_fabrik, from the tree's solved directions laid
+ * from there) into the branch's points, which its bones are then turned to. */
 static void finish_branch(ik_bone_tree *t, int b) {
   ik_tree_branch *br = &t->branch[b];
   const int first = t->branch_first[b], n = br->chain.count - 1;
+  ik_real *len = t->branch_lengths + (first - b) + 1;
   ik_vec3 *p = t->branch_points + first + 1;
   ik_fabrik_job job;
   ik_chain c;
   int k;
   if (br->parent < 0 || n < 2 || br->weight <= 0) return;
-  for (k = 0; k < n; k++) ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first + 1 + k]], &p[k], NULL);
-  ik_chain_init(&c, p, n, t->branch_lengths + (first - b) + 1);
+  for (k = n - 1; k > 0; k--) p[k] = ik_vec3_sub(p[k], p[k - 1]); /* directions, tip first */
+  ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first]], &t->branch_points[first], NULL);
+  ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first + 1]], &p[0], NULL);
+  for (k = 1; k < n; k++) p[k] = ik_vec3_madd(p[k - 1], ik_vec3_normalize(p[k]), len[k - 1]);
+  ik_chain_init(&c, p, n, len);
   if (br->chain.constraints) {
     c.constraints = br->chain.constraints + 1;
     c.rest_positions = t->branch_rest + first + 1;
@@ -291,28 +339,59 @@ static void finish_branch(ik_bone_tree *t, int b) {
   ik_fabrik_job_init(&job, &c, br->target);
   job.tolerance = t->tolerance;
   job.max_iterations = t->iterations;
-  /* Only the sub-base's joint is read here: the branch's first slot keeps it. */
-  ik_skeleton_get_world(t->sk, t->bones[t->branch_joint[first]], &t->branch_points[first], NULL);
-  if (ik_fabrik_run(&job) != IK_OK) return;
-  for (k = 0; k + 1 < n; k++) {
-    const int bone = t->bones[t->branch_joint[first + 1 + k]];
-    const int next = t->bones[t->branch_joint[first + 2 + k]];
-    ik_vec3 at, child;
-    ik_quat rot;
-    ik_skeleton_get_world(t->sk, bone, &at, &rot);
-    ik_skeleton_get_world(t->sk, next, &child, NULL);
-    ik_skeleton_set_world_rotation(
-        t->sk, bone, ik_quat_mul(ik_quat_from_to(ik_vec3_sub(child, at), ik_vec3_sub(p[k + 1], at)), rot));
-  }
+  (void)ik_fabrik_run(&job); /* refused: the points stay the tree's directions */
 }
 
-/* Turns each bone with children (root first) by the mean of the least rotations that
- * take its children's directions as read (start) to the solved ones (positions), and
- * measures the effectors on the bones as turned. */
+/* Sets a bone with several children to its turn (sum: its new world rotation). */
+static ik_status set_branch_point(ik_bone_tree *t, int j) {
+  return ik_skeleton_set_world_rotation(t->sk, t->bones[j], t->turns[j]);
+}
+
+/* Turns a branch's bones with one child each, root to tip, as a bone chain's scatter
+ * does (ik_rotations.h, twist memory kept per branch slot unless deterministic), from
+ * the bone it starts at as that was turned; then the branch point it ends at, if any. */
+static ik_status turn_branch(ik_bone_tree *t, int b, const int *children) {
+  const int first = t->branch_first[b], count = t->branch[b].chain.count;
+  const int head = t->branch_joint[first], tail = t->branch_joint[first + count - 1];
+  const int s0 = children[head] > 1; /* a branch point's bone is turned by its children together */
+  int k;
+  if (s0 && children[tail] == 0) finish_branch(t, b);
+  if (count - s0 >= 2) {
+    ik_rotations_job rot;
+    for (k = s0; k < count; k++) {
+      const int j = t->branch_joint[first + k];
+      t->branch_before[first + k] = t->start[j];
+      t->branch_rot[first + k] = t->rotations[j];
+    }
+    ik_rotations_job_init(&rot, count - s0, t->branch_before + first + s0, t->branch_points + first + s0,
+                          t->branch_rot + first + s0);
+    if (s0) {
+      rot.base_rotation_before = t->rotations[head];
+      rot.base_rotation = t->turns[head];
+    }
+    rot.twist_memory = t->deterministic ? NULL : t->twist_memory + first + s0;
+    /* Inputs checked already: the bones as read (finite, no bone of zero length) and the
+     * solved pose within the reach the tree job checked. */
+    ik__rotations_run_valid(&rot);
+    /* The last joint inherits its parent's turn: its bone keeps its local rotation. */
+    for (k = s0; k + 1 < count; k++)
+      if (ik_skeleton_set_world_rotation(t->sk, t->bones[t->branch_joint[first + k]],
+                                         t->branch_rot[first + k]) != IK_OK)
+        return IK_E_PARAMETER;
+  }
+  return children[tail] > 1 ? set_branch_point(t, tail) : IK_OK;
+}
+
+/* Turns each bone with several children by the rotation that takes two of its children
+ * (not on one line) from where they were read (start) to where they were solved
+ * (positions), else by the mean of their least rotations; each branch's bones with one
+ * child as a bone chain turns them (turn_branch); and measures the effectors on the
+ * bones as turned. */
 static ik_status scatter_bones(ik_bone_tree *t) {
   ik_quat *sum = t->turns;
-  int *pair = t->pair; /* each joint's first two children not on one line, -1 when none */
-  int j, e;
+  int *pair = t->pair;     /* each joint's first two children not on one line, -1 when none */
+  int *children = t->pair; /* once the turns are made: each joint's children counted */
+  int j, e, b;
   for (j = 0; j < t->joints; j++) {
     sum[j] = ik_quat_make(0, 0, 0, 0);
     pair[2 * j] = pair[2 * j + 1] = -1;
@@ -338,17 +417,21 @@ static ik_status scatter_bones(ik_bone_tree *t) {
     turn = ik_quat_normalize(sum[j]);
     if (pair[2 * j + 1] >= 0) {
       /* Two children off one line fix the turn: exact for rigid first bones (ik_tree.h). */
-      const int a = pair[2 * j], b = pair[2 * j + 1];
-      const ik_quat from =
-          ik_quat_look_rotation(ik_vec3_sub(t->start[a], t->start[j]), ik_vec3_sub(t->start[b], t->start[j]));
+      const int a = pair[2 * j], b2 = pair[2 * j + 1];
+      const ik_quat from = ik_quat_look_rotation(ik_vec3_sub(t->start[a], t->start[j]),
+                                                 ik_vec3_sub(t->start[b2], t->start[j]));
       const ik_quat to = ik_quat_look_rotation(ik_vec3_sub(t->positions[a], t->positions[j]),
-                                               ik_vec3_sub(t->positions[b], t->positions[j]));
+                                               ik_vec3_sub(t->positions[b2], t->positions[j]));
       turn = ik_quat_mul(to, ik_quat_conjugate(from));
     }
-    if (ik_skeleton_set_world_rotation(t->sk, t->bones[j], ik_quat_mul(turn, t->rotations[j])) != IK_OK)
-      return IK_E_PARAMETER;
+    sum[j] = ik_quat_normalize(ik_quat_mul(turn, t->rotations[j]));
   }
-  for (e = 0; e < t->effectors; e++) finish_branch(t, t->effector_branch[e]);
+  for (j = 0; j < t->joints; j++) children[j] = 0;
+  for (j = 1; j < t->joints; j++) children[t->parents[j]]++;
+  if (children[0] > 1 && set_branch_point(t, 0) != IK_OK) return IK_E_PARAMETER;
+  /* Branches are numbered parents first: a branch point is set before its branches. */
+  for (b = 0; b < t->branches; b++)
+    if (turn_branch(t, b, children) != IK_OK) return IK_E_PARAMETER;
   t->job.reached = 1;
   t->job.distance = 0;
   for (e = 0; e < t->effectors; e++) {
@@ -362,11 +445,12 @@ static ik_status scatter_bones(ik_bone_tree *t) {
       if (br->result.distance > t->job.distance) t->job.distance = br->result.distance;
     }
   }
+  keep_warm(t);
   return IK_OK;
 }
 
 ik_status ik_bone_tree_solve(ik_bone_tree *t) {
-  const ik_vec3 *from = t->deterministic || t->bound ? t->start : t->positions;
+  const ik_vec3 *from = t->deterministic && !t->bound ? t->start : t->positions;
   ik_status st;
   int b, k;
   if (t->closed) return IK_E_NULL;

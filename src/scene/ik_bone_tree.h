@@ -9,14 +9,22 @@
  * runs the job and copies them back.
  *
  * A bone tree follows bones of one skeleton: joint j is bone j's position. Each solve
- * reads the bones' world pose (the tree starts from the animation: bone trees are always
- * deterministic), solves, and turns each bone with children, root first: by the least
- * rotation that takes its child where the solver put it, or for a bone with several, by
- * the rotation that takes two of them there (the solve holds a skeleton's branch points
- * rigid: every branch from a bone with several children is a rigid_base branch,
- * ik_tree.h). An effector branch is then solved once more as a chain from where its
- * bones now are, and its bones turned to that. Positions are never written and bones
- * never stretch.
+ * reads the bones' world pose, solves, and turns the bones, branch by branch, root
+ * first: a bone with several children by the rotation that takes two of them where the
+ * solver put them (the solve holds a skeleton's branch points rigid: every branch from a
+ * bone with several children is a rigid_base branch, ik_tree.h); the bones of a branch
+ * with one child each as a bone chain turns them (ik_rotations.h), from the bone the
+ * branch hangs from as turned. An effector branch hanging from a branch point is first
+ * solved once more as a chain from where that bone's turn put it. Positions are never
+ * written and bones never stretch.
+ *
+ * Unless deterministic (a bone tree's default is not), a bone tree works as a bone chain
+ * does (ik_bone_chain.h): each branch's bones turn on from their last result (twist
+ * memory, per branch slot), so none spins about its length where a solved direction
+ * comes round opposite the animated one, and the solve starts from the last solution's
+ * bone directions, carried in the frame of what the root bone hangs from and laid out
+ * with the bones' lengths as read (warm start). A deterministic bone tree starts from
+ * the bones as read and turns each bone by the least rotation from there.
  *
  * Memory: the caller sizes a block with ik_bone_tree_size (aligned as malloc's) and
  * hands it to ik_bone_tree_init; nothing here allocates. A tree keeps the poles and the
@@ -60,11 +68,16 @@ typedef struct ik_bone_tree {
   ik_chain_pole **poles;      /* branches: NULL or a kept pole */
   int bound;                  /* a bone tree: the joints are bones of sk */
   ik_skeleton *sk;
-  const int *sk_closed; /* the skeleton owner's flag (nonzero: gone), or NULL */
-  int *bones;           /* bound: joints, the bone of each */
-  ik_quat *rotations;   /* bound: joints, the bones' world rotations as read */
-  ik_quat *turns;       /* bound: joints, scratch: each bone's turn */
-  int *pair;            /* bound: 2 * joints, scratch: two children of each bone */
+  const int *sk_closed;   /* the skeleton owner's flag (nonzero: gone), or NULL */
+  int *bones;             /* bound: joints, the bone of each */
+  ik_quat *rotations;     /* bound: joints, the bones' world rotations as read */
+  ik_quat *turns;         /* bound: joints, scratch: each bone's turn */
+  int *pair;              /* bound: 2 * joints, scratch: two children of each bone */
+  ik_vec3 *branch_before; /* bound: every branch's joints, scratch: the bones' positions as read */
+  ik_quat *branch_rot;    /* bound: every branch's joints, scratch: the rotations job's rotations */
+  ik_quat *twist_memory;  /* bound: every branch's joints, kept: the rotations job's twist_memory */
+  ik_vec3 *warm;          /* bound: joints, kept: each bone's last solved direction, in the root's frame */
+  int has_warm;           /* bound: warm holds a solution */
   ik_tree_job job;
 } ik_bone_tree;
 

@@ -7,26 +7,13 @@
 local ik = require("ik")
 local arm = require("ik.rigs.arm")
 local cases = require("humanoid_cases")
+local h = require("spec_helper")
 
 local FRAMES, DT = 120, 1 / 60
 local SLACK = ik.real == "float" and 2e-3 or 1e-6
 
 local function local_rotation(bone, parent)
   return parent:get_rotation():inverse() * bone:get_rotation()
-end
-
--- Twist (about the bone's own axis, in its frame) and direction turn (in the parent's
--- frame) between two local rotations of a bone whose child sits along axis_ls.
-local function spin(prev, now, axis_ls)
-  local d = (prev:inverse() * now):normalized()
-  local x, y, z, w = d:unpack()
-  local p = x * axis_ls.x + y * axis_ls.y + z * axis_ls.z
-  local atan2 = math.atan2 or math.atan
-  local twist = 2 * atan2(p, w)
-  if twist > math.pi then twist = twist - 2 * math.pi end
-  if twist < -math.pi then twist = twist + 2 * math.pi end
-  local a, b = prev * axis_ls, now * axis_ls
-  return math.abs(twist), atan2(a:cross(b):length(), a:dot(b))
 end
 
 -- The arm's frame: shoulder, a unit forward (from the eyes, else the toes' side),
@@ -90,7 +77,7 @@ local function run(case, side, path_name, reset_pose, forget)
     rig:update(DT)
     local nu, nl = local_rotation(upper, shoulder_bone), local_rotation(lower, upper)
     for _, pair in ipairs({ { pu, nu, axis_u }, { pl, nl, axis_l } }) do
-      local twist, turn = spin(pair[1], pair[2], pair[3])
+      local twist, turn = h.twist_and_turn(pair[1], pair[2], pair[3])
       worst = math.max(worst, twist - turn)
       worst_twist = math.max(worst_twist, twist)
     end

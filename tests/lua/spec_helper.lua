@@ -172,4 +172,34 @@ function h.allocated(run)
   return grown
 end
 
+--- Twist (about the bone's own axis, in its frame) and direction turn (in the parent's
+-- frame), both >= 0 radians, between two local rotations of a bone whose child sits
+-- along axis_ls: a bone spins when the first exceeds the second.
+function h.twist_and_turn(prev, now, axis_ls)
+  local d = (prev:inverse() * now):normalized()
+  local x, y, z, w = d:unpack()
+  local p = x * axis_ls.x + y * axis_ls.y + z * axis_ls.z
+  local atan2 = math.atan2 or math.atan
+  local twist = 2 * atan2(p, w)
+  if twist > math.pi then twist = twist - 2 * math.pi end
+  if twist < -math.pi then twist = twist + 2 * math.pi end
+  local a, b = prev * axis_ls, now * axis_ls
+  return math.abs(twist), atan2(a:cross(b):length(), a:dot(b))
+end
+
+--- A body for bone trees: hips, spine, chest (the branch point), and two arms of a rigid
+-- shoulder, an upper and a lower bone.
+function h.tree_body()
+  return ik.skeleton{
+    { name = "hips" }, { name = "spine", parent = "hips", position = { 0, 1, 0 } },
+    { name = "chest", parent = "spine", position = { 0, 1, 0 } },
+    { name = "l_sh", parent = "chest", position = { 0.3, 0.2, 0 } },
+    { name = "l_el", parent = "l_sh", position = { 0.5, 0, 0 } },
+    { name = "l_hand", parent = "l_el", position = { 0.5, 0, 0 } },
+    { name = "r_sh", parent = "chest", position = { -0.3, 0.2, 0 } },
+    { name = "r_el", parent = "r_sh", position = { -0.5, 0, 0 } },
+    { name = "r_hand", parent = "r_el", position = { -0.5, 0, 0 } },
+  }
+end
+
 return h

@@ -154,7 +154,8 @@ describe("ik.tree", function()
     local positions = { { 0, 0, 0 }, { 0, 1, 0 }, { 0.3, 2, 0 }, { 0.5, 3, 0.2 } }
     local t = ik.tree{ positions = positions, parents = { 0, 1, 2, 3 }, iterations = 7 }
     local c = ik.chain{ positions = positions, mode = "plain", iterations = 7 }
-    local target = ik.vec3(1.5, 1.5, 0.5)
+    -- 0.89 of the length out: beyond where a point chain starts folded (docs/motion.md)
+    local target = ik.vec3(2.0, 1.8, 0.5)
     local _, d = t:solve(target)
     local _, cd = c:solve(target)
     assert.are.equal(cd, d)
@@ -308,19 +309,7 @@ end
 end)
 
 describe("ik.tree on bones", function()
-  -- A body: hips, spine, chest, and two arms of a rigid shoulder, an upper and a lower bone.
-  local function body()
-    return ik.skeleton{
-      { name = "hips" }, { name = "spine", parent = "hips", position = { 0, 1, 0 } },
-      { name = "chest", parent = "spine", position = { 0, 1, 0 } },
-      { name = "l_sh", parent = "chest", position = { 0.3, 0.2, 0 } },
-      { name = "l_el", parent = "l_sh", position = { 0.5, 0, 0 } },
-      { name = "l_hand", parent = "l_el", position = { 0.5, 0, 0 } },
-      { name = "r_sh", parent = "chest", position = { -0.3, 0.2, 0 } },
-      { name = "r_el", parent = "r_sh", position = { -0.5, 0, 0 } },
-      { name = "r_hand", parent = "r_el", position = { -0.5, 0, 0 } },
-    }
-  end
+  local body = h.tree_body
   local TURNED = { "spine", "chest", "l_sh", "l_el", "r_sh", "r_el" }
 
   local function locals(sk)
@@ -387,6 +376,26 @@ describe("ik.tree on bones", function()
     end
     assert.is_true(h.raises(function() ik.tree{ bones = sk:bones(), parents = { 0 } } end,
       "ik.tree: give either 'bones' or 'positions' and 'parents', not both"))
+  end)
+
+  it("warm-starts from its last solution unless deterministic, the bones reset every frame", function()
+    local function follow(deterministic)
+      local sk = body()
+      local t = ik.tree{ bones = sk:bones(), iterations = 1, tolerance = 0 }
+      assert.is_false(t.deterministic)
+      t.deterministic = deterministic
+      local worst = 0
+      for f = 1, 60 do
+        local a = math.min(f, 30) / 30 -- then held: a warm tree settles on it
+        sk:reset()
+        local _, d1, d2 = t:solve({ 0.9, 1.4 + 0.3 * a, 0.5 }, { -0.9, 1.4 + 0.3 * a, 0.5 })
+        if f > 30 then worst = math.max(worst, d1, d2) end
+      end
+      return worst
+    end
+    local cold, warm = follow(true), follow(false)
+    assert.is_true(warm < 1e-3, "warm " .. warm)
+    assert.is_true(cold > 10 * warm, "cold " .. cold .. ", warm " .. warm)
   end)
 
   it("raises once its skeleton is closed", function()
