@@ -287,7 +287,7 @@ static ik_real chord_half_angle(ik_real len, ik_real r) {
   return x >= 1 ? IK_PI / 2 : ik_atan2(x, ik_sqrt(1 - x * x));
 }
 
-static ik_real loop_radius(const ik_real *len, int count) {
+ik_real ik__loop_radius(const ik_real *len, int count) {
   ik_real longest = 0, total = 0, lo, hi, turn;
   int i, k;
   for (i = 0; i + 1 < count; i++) {
@@ -309,7 +309,8 @@ static ik_real loop_radius(const ik_real *len, int count) {
   return (lo + hi) / 2;
 }
 
-void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s) {
+void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s,
+                    ik_real loop_radius) {
   const ik_vec3 root_ws = p[0];
   const ik_vec3 e = ik_vec3_normalize_or(ik_vec3_sub(p[1], p[0]), ik_vec3_make(1, 0, 0));
   ik_vec3 n = ik_vec3_normalize(ik_vec3_project_on_plane(side_ws, e)), prev_ws = root_ws, given_prev_ws;
@@ -317,7 +318,7 @@ void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, 
   int i;
   if (!(s > 0) || count < 3) return;
   if (ik_vec3_len2(n) == 0) n = ik_vec3_any_perpendicular(e);
-  radius = loop_radius(len, count);
+  radius = loop_radius;
   /* The circle's centre is radius along n from the root; the loop sets out from the
    * root a quarter turn round from e, towards n, and goes on that way. */
   phi = -IK_PI / 2;

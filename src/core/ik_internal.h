@@ -251,8 +251,13 @@ ik_vec3 ik__plane_kept(const ik_vec3 *p, int count, ik_vec3 target, ik_vec3 norm
  * 0 and side_ws, setting out from the root towards side_ws), by s in [0, 1], and the
  * joints laid out again with the lengths len. No change for s <= 0. A straight chain
  * gives a solver no side to fold a target at its root to, and what it picks turns over
- * with the target's direction; the loop is one pose for every direction. */
-void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s);
+ * with the target's direction; the loop is one pose for every direction. loop_radius is
+ * ik__loop_radius(len, count), measured once for the lengths (it costs far more than the
+ * fold). */
+void ik__fold_start(ik_vec3 *p, const ik_real *len, int count, ik_vec3 side_ws, ik_real s,
+                    ik_real loop_radius);
+/* The radius of the circle through the root whose chords of lengths len close a loop. */
+ik_real ik__loop_radius(const ik_real *len, int count);
 /* Shortest distance from the root the tip can reach: the longest bone folded back over
  * all the others (negative when the chain can fold onto its root). */
 ik_real ik__fold_reach(const ik_chain *chain, ik_real total_len);

@@ -97,6 +97,7 @@ void ik_bone_chain_set_rest(ik_bone_chain *c) {
   ik_measure_lengths(c->positions, c->count, c->lengths);
   if (!c->bound) {
     memcpy(c->start, c->rest, size);
+    c->loop_radius = 0; /* measured by the first solve that folds */
     return;
   }
   for (i = 0; i < c->count; i++) c->twist_memory[i] = ik_quat_identity();
@@ -224,6 +225,12 @@ static ik_real smoothstep01(ik_real x) {
 static int folds_near_root(const ik_bone_chain *c) {
   return !c->bound && c->deterministic && !c->constrained && c->solver != IK_BONE_CHAIN_TWO_BONE &&
          c->count > 2;
+}
+
+/* The lengths' loop radius (ik__loop_radius), measured once after they change. */
+static ik_real loop_radius(ik_bone_chain *c) {
+  if (!(c->loop_radius > 0)) c->loop_radius = ik__loop_radius(c->lengths, c->count);
+  return c->loop_radius;
 }
 
 /* The target's distance from the root, in chain lengths. */
@@ -357,11 +364,11 @@ static void start_pose(ik_bone_chain *c) {
   if (!c->bound) {
     if (c->deterministic) memcpy(c->positions, c->start, size);
     if (c->weight < 1) memcpy(c->before, c->positions, size);
-    if (folds_near_root(c)) {
+    if (folds_near_root(c) && target_reach(c) < FOLD_REACH) {
       const ik_vec3 side_ws =
           c->now.pole.has ? ik_vec3_sub(c->now.pole.position, c->positions[0]) : ik_vec3_make(0, 1, 0);
       ik__fold_start(c->positions, c->lengths, c->count, side_ws,
-                     1 - smoothstep01(target_reach(c) / FOLD_REACH));
+                     1 - smoothstep01(target_reach(c) / FOLD_REACH), loop_radius(c));
     }
     return;
   }

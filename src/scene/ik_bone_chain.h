@@ -133,10 +133,11 @@ typedef struct ik_bone_chain {
   /* Bone chains: the world rotation of what bone 1 hangs from in the rest pose (when
    * the bone can tell), so that bone 1's constraint turns with the character. */
   ik_quat base_rest;
-  int has_base_rest;  /* base_rest is known */
-  int match_rotation; /* bone chains: the tip takes the target's rotation */
-  int native;         /* bone chains: every bone is a bone or node (refs) */
-  int has_warm;       /* bone chains: start holds a solution */
+  int has_base_rest;   /* base_rest is known */
+  int match_rotation;  /* bone chains: the tip takes the target's rotation */
+  int native;          /* bone chains: every bone is a bone or node (refs) */
+  int has_warm;        /* bone chains: start holds a solution */
+  ik_real loop_radius; /* point chains: ik__loop_radius of the lengths, 0 until a solve folds */
 } ik_bone_chain;
 
 /* Bytes of a chain of count joints (>= 2); bound: a bone chain. */
