@@ -32,7 +32,7 @@ function arms.new(self, side)
     side = side, sign = side == "right" and 1 or -1,
     shoulder = b[side .. "Shoulder"], upper = upper, lower = lower, hand = hand, carrier = carrier,
     reach = (l - u):length() + (h - l):length(), forearm = (h - l):length(),
-    limb = limb.new({ upper, lower, hand }, { tolerance = 1e-4, bend_time = 0.05 }),
+    limb = limb.new({ upper, lower, hand }, { tolerance = 1e-4, bend_time = 0 }),
     hand_offset = self.frame:inverse() * ik.quat(hand:get_rotation()),
     -- the forearm's direction, hand to elbow, in the hand's own space
     forearm_dir = ik.quat(hand:get_rotation()):inverse() * (l - h):normalized(),

@@ -15,7 +15,7 @@ local smoothstep, wrap_angle = motion.smoothstep, motion.wrap_angle
 local legs = {}
 
 -- How far ahead a foot lands: this share of a step's time at the body's speed.
-local LEAD = 0.5
+local LEAD = 1.0
 -- Below this speed (m/s) the body counts as standing still, and its feet settle.
 local SETTLE_SPEED = 0.1
 
@@ -82,13 +82,19 @@ local function rest_point(self, leg, cx, cz)
 end
 
 -- gait's landing: the rest point where the step began, led by the body's speed.
+-- The lead: how far ahead of its rest point a foot lands at the body's speed (capped).
+local function lead(self)
+  local lx, lz = self._cvx * self.step_time * LEAD, self._cvz * self.step_time * LEAD
+  local ll = sqrt(lx * lx + lz * lz)
+  local cap = self.step_distance
+  if ll > cap then return lx * cap / ll, lz * cap / ll end
+  return lx, lz
+end
+
 local function landing(self, leg, late, back)
   local rx = leg.rest[1] - (leg.rest[1] - leg.prev_rest[1]) * back
   local rz = leg.rest[2] - (leg.rest[2] - leg.prev_rest[2]) * back
-  local lx, lz = self._cvx * self.step_time * LEAD, self._cvz * self.step_time * LEAD
-  local ll = sqrt(lx * lx + lz * lz)
-  local cap = leg.step_distance
-  if ll > cap then lx, lz = lx * cap / ll, lz * cap / ll end
+  local lx, lz = lead(self)
   local y = ground_at(self, rx + lx, rz + lz, leg.plant[2])
   if not y then return nil end
   leg.yaw_from, leg.yaw_to = leg.yaw, self.yaw - self._yaw_rate * late
@@ -124,6 +130,7 @@ function legs.step(self, cx, cz, dt)
   g.step_time, g.step_height = self.step_time, self.step_height
   g:tick(dt)
   g:swing(dt)
+  local lx, lz = lead(self)
   for _, leg in ipairs(self.legs) do
     if leg.planted and leg.yaw_to then
       leg.yaw, leg.yaw_to = leg.yaw_to, nil
@@ -132,7 +139,8 @@ function legs.step(self, cx, cz, dt)
     leg.prev_rest[1], leg.prev_rest[2] = leg.rest[1], leg.rest[2]
     leg.rest[1], leg.rest[2] = rest_point(self, leg, cx, cz)
     leg.step_distance, leg.min_step = self.step_distance, self.step_distance * 0.1
-    local d = sqrt((leg.plant[1] - leg.rest[1]) ^ 2 + (leg.plant[3] - leg.rest[2]) ^ 2)
+    -- how far the plant is from where the foot would land now: a moving body's feet step sooner
+    local d = sqrt((leg.plant[1] - leg.rest[1] - lx) ^ 2 + (leg.plant[3] - leg.rest[2] - lz) ^ 2)
     local turn = abs(wrap_angle(self.yaw - leg.yaw))
     -- standing still, a foot off its rest point by more than the settle distance steps back
     local speed = sqrt(self._cvx ^ 2 + self._cvz ^ 2)

@@ -7,14 +7,16 @@
 local ik = require("ik")
 local motion = require("ik.rigs.motion")
 
-local abs, acos, atan2, max, min, sqrt = math.abs, math.acos, math.atan2 or math.atan, math.max, math.min,
+local abs, atan2, max, min, sqrt = math.abs, math.atan2 or math.atan, math.max, math.min,
     math.sqrt
-local clamp, wrap_angle = motion.clamp, motion.wrap_angle
+local wrap_angle = motion.wrap_angle
 
 local torso = {}
 
 -- Share of the spine's lean the hips take (the rest bends the spine).
 local HIP_TILT = 0.4
+-- How far back the hips go for each metre the spine must shorten.
+local LEAN = 1.0
 -- The passes that keep the hips where the spine and the planted legs reach.
 local REACH_PASSES = 8
 -- Slack kept off full stretch: the spine a hair short, so the head is reached.
@@ -128,13 +130,14 @@ function torso.place_hips(self, hd, ground_y, ankles)
   local drop = max(0, ground_y + self._head_height - hd:dot(up))
   local hy = ground_y + max(self._hips_height * 0.35, self._hips_height - self.crouch * drop)
   local v = hd:dot(up) - hy
-  local r, b0 = self._lean_r, self._lean_b0
-  local beta = max(b0, acos(clamp(v / r, -1, 1)))
-  local lean = beta - b0
+  -- the hips go back by what the spine must shorten, the head coming down further than
+  -- they did: a lean, the spine rounding for the rest
+  local back = max(0, self._lean_u - v) * LEAN
+  local lean = atan2(back, max(v, 1e-6))
   local yq = yaw_rotation(self, self._yaw_q)
   local f = yq:rotate(self.forward, self._d)
-  local fwd = r * math.sin(beta)
   local fx, fz = f.x, f.z
+  local fwd = self._lean_f + back
   local l = yq:rotate(self.left, self._d)
   local p = self._p
   p:set(hd.x - fx * fwd - l.x * self._lean_l, hy, hd.z - fz * fwd - l.z * self._lean_l)
