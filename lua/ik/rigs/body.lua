@@ -35,6 +35,13 @@ body.TARGETS = { "head", "left_hand", "right_hand", "hips", "chest", "left_foot"
 
 local REQUIRED = { head = true, left_hand = true, right_hand = true }
 
+local SIDES = { "left", "right" }
+local NAMES = {}
+for _, side in ipairs(SIDES) do
+  NAMES[side] = { hand = side .. "_hand", elbow = side .. "_elbow", foot = side .. "_foot",
+                  knee = side .. "_knee" }
+end
+
 local FIELDS = opt.fields({
   { "skeleton", "skeleton" },
   { "map", "table", required = true },
@@ -179,6 +186,7 @@ function body.new(options)
   self._turn_omega = common.omega(o.turn_time)
   self._center_omega = common.omega(0.1)
   torso.init(self)
+  self._frame_inv = self.frame:inverse()
   self._chest_rest_rot = ik.quat((b.upperChest or b.chest or b.spine):get_rotation())
   self.arms = { left = arms.new(self, "left"), right = arms.new(self, "right") }
   legs.init(self, o)
@@ -294,7 +302,7 @@ function Body:update(dt)
   local tpw, trw = weights(self, "hips", w)
   if tp and tpw > 0 then p = p:lerp(tp, tpw, p) end
   if tq and trw > 0 then
-    hipq = hipq:slerp(tq:mul(self.frame:inverse(), self._q):mul(self._hips_rest_rot, self._q), trw, hipq)
+    hipq = hipq:slerp(tq:mul(self._frame_inv, self._q):mul(self._hips_rest_rot, self._q), trw, hipq)
   end
   local hips = b.hips
   if w < 1 then
@@ -315,32 +323,33 @@ function Body:update(dt)
   local _, crw = weights(self, "chest", w)
   if cq and crw > 0 and cp then
     local bone = b.upperChest or b.chest or b.spine
-    local g = cq:mul(self.frame:inverse(), self._q):mul(self._chest_rest_rot, self._q)
+    local g = cq:mul(self._frame_inv, self._q):mul(self._chest_rest_rot, self._q)
     local now = bone:get_rotation(self._q2)
     bone:set_rotation(now:slerp(g, crw, now))
   end
   -- spine and neck to the head, then the head's rotation
   self.reached.head = torso.solve_spine(self, hd, hpw > 0 and 1 or 0, hq, hrw)
   -- arms
-  for _, side in ipairs({ "left", "right" }) do
+  for _, side in ipairs(SIDES) do
+    local names = NAMES[side]
     local tpos, trot = lp, lq
     local pw, rw = lpw, lrw
     if side == "right" then tpos, trot, pw, rw = rp, rq, rpw, rrw end
-    local hint = read(self, side .. "_elbow")
-    local hw = weights(self, side .. "_elbow", w)
+    local hint = read(self, names.elbow)
+    local hw = weights(self, names.elbow, w)
     local a = self.arms[side]
     arms.solve(self, a, tpos, trot, pw, rw, hint, hw, dt)
-    self.reached[side .. "_hand"] = a.reached
+    self.reached[names.hand] = a.reached
   end
   -- legs
   if legs_on then
     local feet = self._feet
-    for i, side in ipairs({ "left", "right" }) do
-      local f = feet[i]
-      f.target, f.rot = read(self, side .. "_foot")
-      f.pw, f.rw = weights(self, side .. "_foot", w)
-      f.hint = read(self, side .. "_knee")
-      f.hint_w = weights(self, side .. "_knee", w)
+    for i, side in ipairs(SIDES) do
+      local f, names = feet[i], NAMES[side]
+      f.target, f.rot = read(self, names.foot)
+      f.pw, f.rw = weights(self, names.foot, w)
+      f.hint = read(self, names.knee)
+      f.hint_w = weights(self, names.knee, w)
     end
     legs.solve(self, lw, feet, dt)
   end

@@ -199,7 +199,7 @@ end
 -- @number dt
 function legs.solve(self, w, feet, dt)
   local hips = self.bones.hips
-  local rel = hips:get_rotation(self._lq):mul(self._hips_rest_rot:inverse(), self._lq)
+  local rel = hips:get_rotation(self._lq):mul(self._hips_rest_inv, self._lq)
   local at = hips:get_position(self._lv)
   for i, leg in ipairs(self.legs) do
     local f = feet[i]

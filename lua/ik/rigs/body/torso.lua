@@ -44,6 +44,7 @@ function torso.init(self)
   self._spine_length = length
   local hips, head = pos(b.hips), pos(b.head)
   self._hips_rest, self._hips_rest_rot = hips, ik.quat(b.hips:get_rotation())
+  self._hips_rest_inv = self._hips_rest_rot:inverse()
   self._head_rot_offset = self.frame:inverse() * ik.quat(b.head:get_rotation())
   self._spine_root_offset = pos(list[1]) - hips
   local o = head - hips
@@ -144,7 +145,7 @@ function torso.place_hips(self, hd, ground_y, ankles)
   -- hips: the body's heading, tilted forward by a share of the lean
   local tilt = ik.quat.axis_angle(self.left, lean * HIP_TILT, self._tilt_q)
   local hq = yq:mul(tilt, self._hips_rot):mul(self._hips_rest_rot, self._hips_rot)
-  local root_off = hq:mul(self._hips_rest_rot:inverse(), self._tq):rotate(self._spine_root_offset, self._j)
+  local root_off = hq:mul(self._hips_rest_inv, self._tq):rotate(self._spine_root_offset, self._j)
   local spine_reach = self._spine_length * SPINE_REACH
   local rel = self._tq
   for _ = 1, REACH_PASSES do
@@ -174,7 +175,7 @@ function torso.solve_spine(self, goal, w, rot, rw)
   local hips = self.bones.hips
   local hq = hips:get_rotation(self._tq)
   local at = hips:get_position(self._tv)
-  local rel = hq:mul(self._hips_rest_rot:inverse(), hq)
+  local rel = hq:mul(self._hips_rest_inv, hq)
   self._spine_pole.position = rel:rotate(self._pole_offset, self._j):add(at, self._j)
   chain.pole = self._spine_pole
   chain.weight = min(1, max(0, w))
