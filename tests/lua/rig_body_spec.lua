@@ -252,3 +252,36 @@ describe("ik.rigs.body", function()
     assert.matches("ik.rigs.body: update: dt", err)
   end)
 end)
+
+describe("ik.demo.body_scene", function()
+  local runtime = require("ik.runtime")
+  it("runs its script through ik.runtime as ikrig does: every chain reached over its 24 s session", function()
+    local scene_mod = require("ik.demo.body_scene")
+    local scene = scene_mod.new()
+    local reports, events = {}, {}
+    scene.report = function(name, reached, distance)
+      reports[#reports + 1] = { name = name, reached = reached, distance = distance }
+    end
+    local path = "lua/" .. scene_mod.scripts[1]:gsub("%.", "/") .. ".lua"
+    local rt = runtime.new{ scene = scene, scripts = { path }, watch = false,
+                            on_event = function(ev) events[#events + 1] = ev end }
+    local hips = scene.skeletons.humanoid:bone("hips")
+    local x0 = hips:get_position().x
+    local far = 0
+    for _ = 1, 1440 do
+      scene:advance(1 / 60)
+      rt:update(1 / 60)
+      far = math.max(far, hips:get_position().x - x0)
+    end
+    for _, ev in ipairs(events) do assert.are.equal("load", ev.kind, ev.message) end
+    assert.are.equal(1440 * 5, #reports)
+    local worst = 0
+    for _, r in ipairs(reports) do
+      assert.is_true(r.reached, r.name)
+      worst = math.max(worst, r.distance)
+    end
+    assert.is_true(worst < 1e-3)
+    assert.is_true(far > 1.3, "walked " .. far) -- it walked after the head, 1.5 m out
+    rt:close()
+  end)
+end)
