@@ -190,6 +190,39 @@ describe("ik.rigs.body", function()
     assert.is_true(steps < 0.06, "the hand jumped " .. steps .. " m in a frame")
   end)
 
+  it("moves the hips to a hips target and the chest towards a chest target, by weight", function()
+    local function settle(extra_targets, extra_nodes)
+      local body, nodes = make(case)
+      local paths = paths_of.for_body(body)
+      paths.apply("stand", 0, nodes)
+      local b = make(case, { targets = extra_targets(nodes, body) })
+      paths = paths_of.for_body(b)
+      paths.apply("stand", 0, nodes)
+      if extra_nodes then extra_nodes(b) end
+      b:update(0)
+      for _ = 1, 60 do b:update(1 / 60) end
+      return b, nodes
+    end
+    local plain = settle(function(n) return { head = n.head, left_hand = n.left, right_hand = n.right } end)
+    local chest_at = pos(plain.bones.upperChest or plain.bones.chest)
+    local hips_at = pos(plain.bones.hips)
+    local ct, ht = ik.node{}, ik.node{}
+    local b = settle(function(n)
+      return { head = n.head, left_hand = n.left, right_hand = n.right,
+               chest = { target = ct, rotation_weight = 0 } }
+    end, function(body) ct:set_position(chest_at + body.forward * 0.08) end)
+    local moved = (pos(b.bones.upperChest or b.bones.chest) - chest_at):dot(b.forward)
+    -- the spine, solved for the head, takes some of it back
+    assert.is_true(moved > 0.02, "the chest moved " .. moved)
+    assert.is_true((pos(b.bones.head) - pos(b.targets.head.target)):length() < 1e-3)
+    local h = settle(function(n)
+      return { head = n.head, left_hand = n.left, right_hand = n.right,
+               hips = { target = ht, position_weight = 0.5, rotation_weight = 0 } }
+    end, function(body) ht:set_position(hips_at - body.forward * 0.1) end)
+    local back = (hips_at - pos(h.bones.hips)):dot(h.forward)
+    assert.is_true(math.abs(back - 0.05) < 0.01, "the hips went back " .. back)
+  end)
+
   it("skips the legs under LOD, and takes a budget", function()
     local body, nodes = make(case, { budget = 2, skip_legs = true })
     assert.are.equal(2, body.spine.iterations)

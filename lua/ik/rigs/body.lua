@@ -205,7 +205,7 @@ function body.new(options)
   self._posed, self._posed_q = ik.vec3(), ik.quat()
   self._reads = {}
   for _, name in ipairs(body.TARGETS) do self._reads[name] = { p = ik.vec3(), q = ik.quat() } end
-  self._feet = { {}, {} }
+  self._feet, self._pull = { {}, {} }, {}
   self.reached = { head = false, left_hand = false, right_hand = false }
   return self
 end
@@ -297,13 +297,16 @@ function Body:update(dt)
     self._planted = false
   end
   -- hips
-  local p, hipq = torso.place_hips(self, hd, ground_y, legs.constraints(self, lw))
-  local tp, tq = read(self, "hips")
-  local tpw, trw = weights(self, "hips", w)
-  if tp and tpw > 0 then p = p:lerp(tp, tpw, p) end
-  if tq and trw > 0 then
-    hipq = hipq:slerp(tq:mul(self._frame_inv, self._q):mul(self._hips_rest_rot, self._q), trw, hipq)
+  local pull = self._pull
+  pull.hips, pull.hips_rot = read(self, "hips")
+  pull.hips_w, pull.hips_rw = weights(self, "hips", w)
+  if pull.hips_rot then
+    pull.hips_rot = pull.hips_rot:mul(self._frame_inv, self._q):mul(self._hips_rest_rot, self._q)
   end
+  local cp, cq = read(self, "chest")
+  local cpw, crw = weights(self, "chest", w)
+  pull.chest, pull.chest_w = cp, cpw
+  local p, hipq = torso.place_hips(self, hd, ground_y, legs.constraints(self, lw), pull)
   local hips = b.hips
   if w < 1 then
     p = hips:get_position(self._posed):lerp(p, w, p)
@@ -319,9 +322,7 @@ function Body:update(dt)
   local share = arms.chest_share(self, self.arms.left, lp, lpw)
       + arms.chest_share(self, self.arms.right, rp, rpw)
   torso.twist_chest(self, max(-1, min(1, share)) * self.chest_turn, 1)
-  local cp, cq = read(self, "chest")
-  local _, crw = weights(self, "chest", w)
-  if cq and crw > 0 and cp then
+  if cq and crw > 0 then
     local bone = b.upperChest or b.chest or b.spine
     local g = cq:mul(self._frame_inv, self._q):mul(self._chest_rest_rot, self._q)
     local now = bone:get_rotation(self._q2)

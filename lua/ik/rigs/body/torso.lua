@@ -47,6 +47,7 @@ function torso.init(self)
   self._hips_rest_inv = self._hips_rest_rot:inverse()
   self._head_rot_offset = self.frame:inverse() * ik.quat(b.head:get_rotation())
   self._spine_root_offset = pos(list[1]) - hips
+  self._chest_offset = pos(b.upperChest or b.chest or b.spine) - hips
   local o = head - hips
   self._lean_f, self._lean_u, self._lean_l = o:dot(self.forward), o:dot(self.up), o:dot(self.left)
   self._lean_r = sqrt(self._lean_f ^ 2 + self._lean_u ^ 2)
@@ -125,8 +126,11 @@ end
 -- (self._hips_rot): under the head goal `hd` at the crouch its height asks for, leaning
 -- forward as it comes down, then kept where the spine reaches the head and the planted
 -- legs reach their feet (`ankles`: list of {ik.vec3 ankle goal, ik.vec3 hip joint
--- offset from the hips at rest, reach}, or empty).
-function torso.place_hips(self, hd, ground_y, ankles)
+-- offset from the hips at rest, reach}, or empty). `pull` moves them first: towards the
+-- hips target (`hips`, `hips_w`; `hips_rot`, `hips_rw`: a rotation already in the
+-- hips' own terms) and so that the chest goes towards the chest target (`chest`,
+-- `chest_w`).
+function torso.place_hips(self, hd, ground_y, ankles, pull)
   local up = self.up
   local drop = max(0, ground_y + self._head_height - hd:dot(up))
   local hy = ground_y + max(self._hips_height * 0.35, self._hips_height - self.crouch * drop)
@@ -145,6 +149,12 @@ function torso.place_hips(self, hd, ground_y, ankles)
   -- hips: the body's heading, tilted forward by a share of the lean
   local tilt = ik.quat.axis_angle(self.left, lean * HIP_TILT, self._tilt_q)
   local hq = yq:mul(tilt, self._hips_rot):mul(self._hips_rest_rot, self._hips_rot)
+  if pull.hips_rot and pull.hips_rw > 0 then hq = hq:slerp(pull.hips_rot, pull.hips_rw, hq) end
+  if pull.hips and pull.hips_w > 0 then p = p:lerp(pull.hips, pull.hips_w, p) end
+  if pull.chest and pull.chest_w > 0 then
+    local c = hq:mul(self._hips_rest_inv, self._tq):rotate(self._chest_offset, self._j):add(p, self._j)
+    p:add(pull.chest:sub(c, self._j):scale(pull.chest_w, self._j), p)
+  end
   local root_off = hq:mul(self._hips_rest_inv, self._tq):rotate(self._spine_root_offset, self._j)
   local spine_reach = self._spine_length * SPINE_REACH
   local rel = self._tq
