@@ -167,6 +167,35 @@ describe("a steady-state frame", function()
       assert.are.equal(0, run(rig))
       assert.is_true(rig:step_count() > 8) -- it walked: steps start and land allocation-free too
     end)
+
+    it("body, walking round a circle and crouching", function()
+      local bsk = require("ik.demo.body_scene").new().skeletons.humanoid
+      local map = { hips = "hips", spine = "spine", chest = "chest", neck = "neck", head = "head" }
+      for _, s in ipairs({ { "left", "l" }, { "right", "r" } }) do
+        local side, p = s[1], s[2]
+        map[side .. "Shoulder"], map[side .. "UpperArm"] = p .. "_shoulder", p .. "_upper_arm"
+        map[side .. "LowerArm"], map[side .. "Hand"] = p .. "_lower_arm", p .. "_hand"
+        map[side .. "UpperLeg"], map[side .. "LowerLeg"] = p .. "_upper_leg", p .. "_lower_leg"
+        map[side .. "Foot"] = p .. "_foot"
+      end
+      local head, left, right = ik.node{}, ik.node{}, ik.node{}
+      local body = rigs.body{ skeleton = bsk, map = map, foot_offset = 0.08, reset_pose = true,
+                              targets = { head = head, left_hand = { target = left, rotation_weight = 0.5 },
+                                          right_hand = right } }
+      local at, q, up, t = ik.vec3(), ik.quat(), ik.vec3(0, 1, 0), 0
+      local function frame()
+        t = t + DT
+        local a = 0.4 * t
+        local y = 1.4 - 0.3 * (0.5 - 0.5 * math.cos(0.7 * t))
+        head:set_position(at:set(math.cos(a), y, math.sin(a)))
+        head:set_rotation(ik.quat.axis_angle(up, -a, q))
+        left:set_position(at:set(1.3 * math.cos(a + 0.2), y - 0.4, 1.3 * math.sin(a + 0.2)))
+        right:set_position(at:set(0.7 * math.cos(a + 0.2), y - 0.4, 0.7 * math.sin(a + 0.2)))
+        body:update(DT)
+      end
+      assert.are.equal(0, steady(200, 1000, frame))
+      assert.is_true(body:step_count() > 8)
+    end)
   end)
 end)
 

@@ -47,22 +47,22 @@ local Humanoid = {}
 Humanoid.__index = Humanoid
 
 -- The bone a map entry names: a transform as given, or a name looked up in sk.
-local function resolve(map, sk, role)
+local function resolve(map, sk, role, owner, level)
   local v = map[role]
   if v == nil then return nil end
   if type(v) == "string" then
     if not sk then
-      error(string.format("%s: map.%s is a name (%q) but no skeleton was given", OWNER, role, v), 4)
+      error(string.format("%s: map.%s is a name (%q) but no skeleton was given", owner, role, v), level)
     end
     local ok, bone = pcall(sk.bone, sk, v)
     if not ok or bone == nil then
-      error(string.format("%s: map.%s names no bone of the skeleton (%q)", OWNER, role, v), 4)
+      error(string.format("%s: map.%s names no bone of the skeleton (%q)", owner, role, v), level)
     end
     return bone
   end
   if not common.is_transform(v) then
-    error(string.format("%s: map.%s (bone name or transform expected, got %s)", OWNER, role,
-      common.describe(v)), 4)
+    error(string.format("%s: map.%s (bone name or transform expected, got %s)", owner, role,
+      common.describe(v)), level)
   end
   return v
 end
@@ -238,7 +238,7 @@ function humanoid.new(options)
   local model = o.model
   local sk = o.skeleton
   local b = {}
-  for _, role in ipairs(ik.humanoid_bones) do b[role] = resolve(o.map, sk, role) end
+  for _, role in ipairs(ik.humanoid_bones) do b[role] = resolve(o.map, sk, role, OWNER, 4) end
   local self = setmetatable({ foot_offset = {} }, Humanoid)
   self.left, self.up, self.forward = measure_frame(b)
   self.frame = frame_rotation(self.left, self.up, self.forward)
@@ -289,6 +289,29 @@ end
 -- @number dt seconds since the last update
 function Humanoid:update(dt)
   self.set:update(dt)
+end
+
+--- What `new` reads from the rest pose, for rigs built on the same map (`ik.rigs.body`):
+-- the bones by role, the character's frame and each foot's ankle above its sole (nil
+-- where the model does not tell). Errors name `owner` and blame the caller `level`
+-- frames up from here.
+-- @tparam table map role -> bone or name
+-- @param[opt] sk the skeleton names are looked up in
+-- @tparam[opt] table model an `ik.import` model
+-- @string owner for messages
+-- @int level as for `error`, counted from this function
+-- @treturn table `bones`, `left`, `up`, `forward`, `frame`, `foot_offset` ({ left =, right = })
+function humanoid.measure(map, sk, model, owner, level)
+  local b = {}
+  for _, role in ipairs(ik.humanoid_bones) do b[role] = resolve(map, sk, role, owner, level + 1) end
+  local left, up, forward = measure_frame(b)
+  local feet = {}
+  for _, side in ipairs({ "left", "right" }) do
+    local foot = b[side .. "Foot"]
+    feet[side] = foot and measure_foot_offset(model, foot, b[side .. "Toes"], up) or nil
+  end
+  return { bones = b, left = left, up = up, forward = forward,
+           frame = frame_rotation(left, up, forward), foot_offset = feet }
 end
 
 function Humanoid:__tostring()

@@ -5,7 +5,8 @@
 -- the spine towards a target, 200), `ik.rigs.leg` (legs and foot placement, 300; its
 -- pelvis helper 250), `ik.rigs.arm` (hands reach, 400) and `ik.rigs.look` (head looks
 -- at a target, 500); `ik.rigs.walker` walks many-legged robots; `ik.rigs.humanoid`
--- makes a whole humanoid's rigs from its bone map (`require("ik.rigs").humanoid{...}`).
+-- makes a whole humanoid's rigs from its bone map (`require("ik.rigs").humanoid{...}`), and
+-- `ik.rigs.body` poses a whole body from head and hand targets (`require("ik.rigs").body{...}`).
 -- Each is made with `new{...}` from named transforms and options, and has
 -- `update(dt)`, a `weight` that
 -- is blended in and out over `blend_time` (never snapping), and `enabled`. They use only
@@ -158,7 +159,7 @@ function Set:__tostring()
 end
 
 local MODULES = {
-  arm = true, leg = true, look = true, root = true, chest = true, walker = true, humanoid = true,
+  arm = true, leg = true, look = true, root = true, chest = true, walker = true, humanoid = true, body = true,
   common = true, options = true, motion = true, limb = true, gait = true,
 }
 
