@@ -978,9 +978,7 @@ static int chain_set_positions(lua_State *L) {
   status = read_pose(L, 2, c->count, c->before, &bad);
   if (status != POSE_OK) return luaL_argerror(L, 2, pose_problem(L, 2, status, bad));
   if ((problem = reach_problem(L, c, c->before, NULL)) != NULL) return luaL_argerror(L, 2, problem);
-  memcpy(c->positions, c->before, (size_t)c->count * sizeof *c->before);
-  memcpy(c->start, c->before, (size_t)c->count * sizeof *c->before);
-  ik_measure_lengths(c->positions, c->count, c->lengths);
+  ik_bone_chain_set_start(c, c->before);
   return 0;
 }
 

@@ -136,6 +136,14 @@ ik_status ik_bone_chain_set_points(ik_bone_chain *c, const ik_vec3 *pose) {
   return IK_OK;
 }
 
+void ik_bone_chain_set_start(ik_bone_chain *c, const ik_vec3 *pose) {
+  const size_t size = (size_t)c->count * sizeof *pose;
+  memmove(c->positions, pose, size);
+  memmove(c->start, pose, size);
+  ik_measure_lengths(c->positions, c->count, c->lengths);
+  c->loop_radius = 0;
+}
+
 ik_status ik_bone_chain_set_bones(ik_bone_chain *c, ik_skeleton *sk, const int *bones, const int *closed) {
   ik_quat world, local;
   ik_status st;

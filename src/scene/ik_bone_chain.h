@@ -153,6 +153,10 @@ IK_API void ik_bone_chain_set_rest(ik_bone_chain *c);
 /* A point chain's pose: IK_E_NOT_FINITE, IK_E_BONE_LENGTH (two joints at one place) or
  * IK_E_RANGE (ik_chain_validate's reach), nothing changed; else the rest pose. */
 IK_API ik_status ik_bone_chain_set_points(ik_bone_chain *c, const ik_vec3 *pose);
+/* A point chain's new pose (animation, bones scaled), already checked as set_points
+ * checks it: where the next solve starts, the lengths measured again; the rest pose
+ * (hinge axes) is kept. */
+IK_API void ik_bone_chain_set_start(ik_bone_chain *c, const ik_vec3 *pose);
 /* A bone chain on bones[0 .. count) of sk, root first (closed: the skeleton owner's
  * flag, or NULL): their pose now is the rest pose. IK_E_PARAMETER for a bone out of
  * range, IK_E_BONE_LENGTH, IK_E_RANGE as above. */
