@@ -456,6 +456,37 @@ static void remembered_twist_bleeds_back(void **state) {
               T_ROT);
 }
 
+/* A remembered pure twist t about the bone and a swing of the bone by theta: the swing is
+ * kept whole and the twist comes back by theta / 2, to none if it was no more, on
+ * either side (the bleed's half-angle sums against the angles themselves). */
+static void remembered_twist_bleeds_by_half_the_turn(void **state) {
+  const ik_vec3 x = {1, 0, 0};
+  t_rng r = t_rng_make(117);
+  int k, bled = 0, cleared = 0;
+  (void)state;
+  for (k = 0; k < 2000; k++) {
+    const ik_real t = (ik_real)t_uniform(&r, -3.1, 3.1), theta = (ik_real)t_uniform(&r, 0.01, 3.1);
+    const ik_real phi = (ik_real)t_uniform(&r, -3.1, 3.1);
+    const ik_vec3 to = {ik_cos(theta), ik_sin(theta) * ik_cos(phi), ik_sin(theta) * ik_sin(phi)};
+    ik_vec3 before[2] = {{0, 0, 0}, {1, 0, 0}}, solved[2];
+    ik_quat rot[2], memory[2], swing, twist;
+    ik_rotations_job job;
+    ik_real want;
+    solved[0] = ik_vec3_zero(), solved[1] = to;
+    memory[0] = ik_quat_axis_angle(x, t), memory[1] = ik_quat_identity();
+    rot[0] = rot[1] = ik_quat_identity();
+    ik_rotations_job_init(&job, 2, before, solved, rot);
+    job.twist_memory = memory;
+    assert_int_equal(ik_rotations_run(&job), IK_OK);
+    want = ik_fabs(t) <= theta / 2 ? 0 : t > 0 ? t - theta / 2 : t + theta / 2;
+    ik_quat_swing_twist(memory[0], x, &swing, &twist);
+    assert_near(ik_quat_twist_angle(twist, x), want, T_ROT);
+    assert_vec3_near(ik_quat_rotate(rot[0], x), to, T_ROT);
+    bled += want != 0, cleared += want == 0;
+  }
+  assert_true(bled > 500 && cleared > 500);
+}
+
 static void bone_lengths_cannot_change(void **state) {
   t_rng r = t_rng_make(114);
   int k, i;
@@ -644,6 +675,7 @@ int main(void) {
       cmocka_unit_test(joint_zero_follows_the_base_rotation),
       cmocka_unit_test(remembered_turns_never_spin_a_bone),
       cmocka_unit_test(remembered_twist_bleeds_back),
+      cmocka_unit_test(remembered_twist_bleeds_by_half_the_turn),
       cmocka_unit_test(bone_lengths_cannot_change),
       cmocka_unit_test(zero_solved_bone_keeps_the_inherited_direction),
       cmocka_unit_test(non_unit_input_rotations_give_unit_output),
