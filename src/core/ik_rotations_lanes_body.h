@@ -187,14 +187,15 @@ static inline QV RL_(turn_towards)(QV from, QV to) {
   return RL_(q_sel)(RL_(q_dot)(from, to) < 0, neg, to);
 }
 
-/* n <= RL_W jobs, as ik__rotations_lanes_run documents; unused lanes repeat job 0. */
+/* n <= RL_W jobs, as ik__rotations_run_lanes documents; unused lanes repeat job 0. */
 RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
-  const int count = jobs[0]->count, tip = count - 1, match_tip = jobs[0]->match_tip_rotation;
+  const int count = jobs[0]->count, tip = count - 1;
   const ik_vec3 *before[RL_W], *solved[RL_W];
   ik_quat *rot[RL_W], *mem[RL_W], base_before[RL_W], base[RL_W], tip_rotation[RL_W];
   const ik_quat *const *crot = (const ik_quat *const *)rot, *const *cmem = (const ik_quat *const *)mem;
   const ik_quat *cb_before[RL_W], *cb_base[RL_W], *ctip[RL_W];
   QV parent_old_ws, parent_new_ws, tip_ws;
+  M match_tip;
   int i, e;
   for (e = 0; e < RL_W; e++) {
     const ik_rotations_job *j = jobs[e < n ? e : 0];
@@ -202,6 +203,7 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
     rot[e] = j->rotations, mem[e] = j->twist_memory;
     base_before[e] = j->base_rotation_before, base[e] = j->base_rotation, tip_rotation[e] = j->tip_rotation;
     cb_before[e] = &base_before[e], cb_base[e] = &base[e], ctip[e] = &tip_rotation[e];
+    match_tip[e] = j->match_tip_rotation ? -1 : 0;
   }
   parent_old_ws = RL_(q_normalize)(RL_(load_q)(cb_before, 0));
   parent_new_ws = RL_(q_normalize)(RL_(load_q)(cb_base, 0));
@@ -222,10 +224,8 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
           RL_(q_sel)(live, RL_(turn_from_last)(inherited_ws, bone_ls, to_ws, &memory, live), inherited_ws);
       RL_(store_q)(mem, i, memory, n);
       rot_new_ws = RL_(turn_towards)(inherited_ws, solved_ws);
-    } else if (match_tip) {
-      rot_new_ws = RL_(turn_towards)(inherited_ws, tip_ws);
     } else {
-      rot_new_ws = inherited_ws;
+      rot_new_ws = RL_(q_sel)(match_tip, RL_(turn_towards)(inherited_ws, tip_ws), inherited_ws);
     }
     rot_new_ws = RL_(q_normalize)(rot_new_ws);
     RL_(store_q)(rot, i, rot_new_ws, n);

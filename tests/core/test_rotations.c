@@ -522,7 +522,7 @@ static void random_lane_set(lane_set *s, t_rng *r, int count, int match_tip) {
     }
     ik_rotations_job_init(&s->job[k], count, s->before[k], s->solved[k], s->rot[k]);
     s->job[k].twist_memory = s->memory[k];
-    s->job[k].match_tip_rotation = match_tip;
+    s->job[k].match_tip_rotation = match_tip && t_int(r, 0, 2) != 0;
     s->job[k].tip_rotation = t_unit_quat(r);
     if (t_int(r, 0, 1))
       s->job[k].base_rotation_before = t_unit_quat(r), s->job[k].base_rotation = t_unit_quat(r);
