@@ -282,5 +282,15 @@ static inline ik_vec3 ik__root_fallback(const ik_chain *chain, ik_vec3 target) {
  * no second validation per solve. */
 struct ik_rotations_job;
 void ik__rotations_run_valid(struct ik_rotations_job *job);
+/* Whether ik__rotations_run_lanes takes the valid job: full weight, twist memory, no twist
+ * limits. */
+int ik__rotations_lane_able(const struct ik_rotations_job *job);
+/* ik__rotations_run_valid on each of n valid, lane-able jobs of one joint count, bit for bit as one by one,
+ * several at a time in vector lanes. */
+void ik__rotations_run_lanes(struct ik_rotations_job *const *jobs, int n);
+/* ik__rotations_run_lanes for one instruction set: 0 the baseline, 1 AVX2, 2 one by one in
+ * scalar code; NULL when not built here or the processor lacks it (for the tests). */
+typedef void (*ik__rotations_lanes_fn)(struct ik_rotations_job *const *jobs, int n);
+ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa);
 
 #endif /* IK_INTERNAL_H */

@@ -68,6 +68,20 @@ ik_status ik_rotations_validate(const ik_rotations_job *job, ik_error *err) {
   return ik__fail(err, IK_OK, NULL, -1);
 }
 
+/* The twist `tw` (unit, about unit `axis`) cut back towards none by the rotation whose
+ * half-angle has cosine cb and sine sb, or none if it is no larger: half-angle sums with
+ * no trigonometry, so lanes can round every step as this does. */
+static ik_quat bleed_twist(ik_quat tw, ik_vec3 axis, ik_real cb, ik_real sb) {
+  ik_real p = tw.x * axis.x + tw.y * axis.y + tw.z * axis.z, w = tw.w, ap, ps, ws;
+  /* q and -q are one twist: take the one whose half-angle is in (-pi/2, pi/2]. */
+  if (w < 0 || (w == 0 && p < 0)) p = -p, w = -w;
+  ap = ik_fabs(p);
+  if (ap * cb <= sb * w) return ik_quat_identity(); /* |half-angle| within the bleed's */
+  ps = p * cb - (p > 0 ? w * sb : -(w * sb));
+  ws = w * cb + ap * sb;
+  return ik_quat_make(axis.x * ps, axis.y * ps, axis.z * ps, ws);
+}
+
 /* The joint's full-weight rotation when it remembers its last offset: the offset
  * carried on (in the joint's frame, so the body turning changes nothing), the minimal
  * turn from where that leaves the bone to where it was solved, and the remembered twist
@@ -78,16 +92,16 @@ static ik_quat turn_from_last(ik_quat inherited_ws, ik_vec3 bone_ls, ik_vec3 to_
   const ik_quat turn_ws = ik_quat_from_to(from_ws, to_ws);
   const ik_quat solved_ws = ik_quat_normalize(ik_quat_mul(turn_ws, predicted_ws));
   const ik_vec3 axis_ls = ik_vec3_normalize(bone_ls);
-  const ik_real bleed = (ik_real)0.5 * ik_quat_angle(turn_ws);
+  /* The bleed is half the turn: its half-angle is a quarter of the turn's, whose cosine
+   * and sine are |w| and |xyz| (unit); the sine from the sine, exact near no turn. */
+  const ik_real turn_sin = ik_sqrt(turn_ws.x * turn_ws.x + turn_ws.y * turn_ws.y + turn_ws.z * turn_ws.z);
+  const ik_real cb = ik_sqrt((1 + ik_fabs(turn_ws.w)) / 2), sb = turn_sin / (2 * cb);
   ik_quat offset_ls = ik_quat_normalize(ik_quat_mul(ik_quat_inverse(inherited_ws), solved_ws));
   ik_quat swing_ls, twist_ls;
-  ik_real twist;
   ik_quat_swing_twist(offset_ls, axis_ls, &swing_ls, &twist_ls);
-  twist = ik_quat_twist_angle(twist_ls, axis_ls);
-  if (twist != 0 && bleed > 0) {
-    twist = ik_fabs(twist) <= bleed ? 0 : twist > 0 ? twist - bleed : twist + bleed;
-    offset_ls = ik_quat_normalize(ik_quat_mul(swing_ls, ik_quat_axis_angle(axis_ls, twist)));
-  }
+  /* No twist (a half-turn swing leaves none either) or no turn: nothing to bleed. */
+  if (sb > 0 && twist_ls.x * axis_ls.x + twist_ls.y * axis_ls.y + twist_ls.z * axis_ls.z != 0)
+    offset_ls = ik_quat_normalize(ik_quat_mul(swing_ls, bleed_twist(twist_ls, axis_ls, cb, sb)));
   *memory = offset_ls;
   return ik_quat_normalize(ik_quat_mul(inherited_ws, offset_ls));
 }

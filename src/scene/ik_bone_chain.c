@@ -400,20 +400,19 @@ void ik_bone_chain_prepare(ik_bone_chain *c, int lane, void *job) {
     fill_two_bone(c, (ik_two_bone_job *)job);
 }
 
-void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st) {
+int ik_bone_chain_finish_begin(ik_bone_chain *c, const ik_result *r, ik_status st, ik_rotations_job *rot) {
   ik_bone_chain_now *s = &c->now;
   ik_quat back;
-  ik_rotations_job rot;
   int i;
   s->status = st;
   s->result = *r;
-  if (st != IK_OK) return;
+  if (st != IK_OK) return 0;
   if (!c->bound) {
     if (c->weight < 1) {
       ik_blend_chain(c->before, c->positions, c->count, c->weight);
       measure(c, &s->result); /* the solver's result was for the pose before blending */
     }
-    return;
+    return 0;
   }
   back = ik_quat_inverse(s->frame);
   for (i = 0; i < c->count - 1; i++)
@@ -421,17 +420,22 @@ void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st) {
   c->has_warm = 1;
   /* Full weight on the points: the weight blends rotations here, so every bone turns by
    * its share of the angle and no bone is ever asked to stretch. */
-  ik_rotations_job_init(&rot, c->count, c->before, c->positions, c->rotations);
-  rot.weight = c->weight;
-  rot.match_tip_rotation = c->match_rotation;
-  rot.tip_rotation = s->target_rotation;
+  ik_rotations_job_init(rot, c->count, c->before, c->positions, c->rotations);
+  rot->weight = c->weight;
+  rot->match_tip_rotation = c->match_rotation;
+  rot->tip_rotation = s->target_rotation;
   /* Bones turn on from their last result, so none spins where its solved direction
    * comes round opposite the animated one; a deterministic chain forgets. */
-  rot.twist_memory = c->deterministic ? NULL : c->twist_memory;
-  /* Every input is checked already: the bones as gather read them (finite, no bone of
-   * zero length), the weight as it was set, the target's rotation as read, and the
-   * solved pose as the solver made it within the reach it checked. */
-  ik__rotations_run_valid(&rot);
+  rot->twist_memory = c->deterministic ? NULL : c->twist_memory;
+  return 1;
+}
+
+void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st) {
+  ik_rotations_job rot;
+  /* Every input of the job is checked already: the bones as gather read them (finite,
+   * no bone of zero length), the weight as it was set, the target's rotation as read,
+   * and the solved pose as the solver made it within the reach it checked. */
+  if (ik_bone_chain_finish_begin(c, r, st, &rot)) ik__rotations_run_valid(&rot);
 }
 
 void ik_bone_chain_solve(ik_bone_chain *c) {

@@ -36,6 +36,7 @@
 #include "ik_ccd.h"
 #include "ik_dls.h"
 #include "ik_fabrik.h"
+#include "ik_rotations.h"
 #include "ik_skeleton.h"
 #include "ik_two_bone.h"
 
@@ -204,6 +205,11 @@ IK_API void ik_bone_chain_solve(ik_bone_chain *c);
  * caller runs it (alone or in an ik_batch) and hands back what it said to finish. */
 IK_API void ik_bone_chain_prepare(ik_bone_chain *c, int lane, void *job);
 IK_API void ik_bone_chain_finish(ik_bone_chain *c, const ik_result *r, ik_status st);
+/* ik_bone_chain_finish but for its rotations job: 1 when the bones need turning, *rot
+ * then the job that ends the finish (ik__rotations_run_valid, or many such jobs in
+ * ik__rotations_run_lanes), else 0 and the finish is done. */
+IK_API int ik_bone_chain_finish_begin(ik_bone_chain *c, const ik_result *r, ik_status st,
+                                      ik_rotations_job *rot);
 
 /* Scatter of a gathered and solved chain (a bone chain's bones turned, the tip's
  * distance measured where it is now): 0, or -1 when the solver refused the chain, the

@@ -62,6 +62,8 @@ typedef struct crowd_scratch {
   ik_fabrik_job *fabrik;
   ik_two_bone_job *two_bone;
   ik_status *fabrik_status, *two_bone_status;
+  ik_rotations_job rot[IK_CROWD_BLOCK]; /* one chain of the block's instances at a time */
+  ik_rotations_job *rot_jobs[IK_CROWD_BLOCK];
 } crowd_scratch;
 
 struct ik_crowd {
@@ -497,6 +499,34 @@ static void place_foot(const ik_crowd *c, crowd_inst *in, int j) {
   }
 }
 
+/* Chain j of the n instances at `slots`, solved: its finish, the bones turned in vector
+ * lanes, one instance a lane (bit for bit each chain's own rotations job). A pass's chains
+ * share no bone, so each may turn before any scatters. */
+static void turn_chain(ik_crowd *c, int part, const int *slots, int n, int j) {
+  crowd_scratch *s = &c->scratch[part];
+  int i, lanes = 0;
+  for (i = 0; i < n; i++) {
+    crowd_inst *in = inst_at(c, slots[i]);
+    ik_rotations_job *rot = &s->rot[lanes];
+    int turns;
+    if (in->failed) continue;
+    if (in->lane[j] == IK_LANE_FABRIK)
+      turns = ik_bone_chain_finish_begin(in->chains[j], &s->fabrik[in->slot[j]].result,
+                                         s->fabrik_status[in->slot[j]], rot);
+    else if (in->lane[j] == IK_LANE_TWO_BONE)
+      turns = ik_bone_chain_finish_begin(in->chains[j], &s->two_bone[in->slot[j]].result,
+                                         s->two_bone_status[in->slot[j]], rot);
+    else
+      continue; /* solved and finished whole */
+    if (!turns) continue;
+    if (ik__rotations_lane_able(rot))
+      s->rot_jobs[lanes++] = rot;
+    else
+      ik__rotations_run_valid(rot);
+  }
+  ik__rotations_run_lanes(s->rot_jobs, lanes);
+}
+
 /* Pass p of the n instances at `slots`, on thread part's jobs: read, feet, solve in the
  * lanes, turn. */
 static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
@@ -538,18 +568,13 @@ static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
   jobs.two_bone = s->two_bone;
   jobs.two_bone_status = s->two_bone_status;
   ik_batch_run_slice(&jobs, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
+  for (j = 0; j < t->chain_count; j++)
+    if (t->pass[j] == p) turn_chain(c, part, slots, n, j);
   for (i = 0; i < n; i++) {
     crowd_inst *in = inst_at(c, slots[i]);
     if (in->failed) continue;
-    for (j = 0; j < t->chain_count; j++) {
-      ik_bone_chain *ch = in->chains[j];
-      if (t->pass[j] != p) continue;
-      if (in->lane[j] == IK_LANE_FABRIK)
-        ik_bone_chain_finish(ch, &s->fabrik[in->slot[j]].result, s->fabrik_status[in->slot[j]]);
-      else if (in->lane[j] == IK_LANE_TWO_BONE)
-        ik_bone_chain_finish(ch, &s->two_bone[in->slot[j]].result, s->two_bone_status[in->slot[j]]);
-      if (ik_bone_chain_scatter(ch) != 0) in->failed = 1;
-    }
+    for (j = 0; j < t->chain_count; j++)
+      if (t->pass[j] == p && ik_bone_chain_scatter(in->chains[j]) != 0) in->failed = 1;
   }
 }
 

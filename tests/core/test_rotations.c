@@ -3,6 +3,7 @@
  * and the job protocol (validation, refused runs change nothing). */
 #include <string.h>
 
+#include "ik_internal.h" /* ik__rotations_lanes_variant */
 #include "test_util.h"
 
 #define MAXJ 16
@@ -456,6 +457,109 @@ static void remembered_twist_bleeds_back(void **state) {
               T_ROT);
 }
 
+/* A remembered pure twist t about the bone and a swing of the bone by theta: the swing is
+ * kept whole and the twist comes back by theta / 2, to none if it was no more, on
+ * either side (the bleed's half-angle sums against the angles themselves). */
+static void remembered_twist_bleeds_by_half_the_turn(void **state) {
+  const ik_vec3 x = {1, 0, 0};
+  t_rng r = t_rng_make(117);
+  int k, bled = 0, cleared = 0;
+  (void)state;
+  for (k = 0; k < 2000; k++) {
+    const ik_real t = (ik_real)t_uniform(&r, -3.1, 3.1), theta = (ik_real)t_uniform(&r, 0.01, 3.1);
+    const ik_real phi = (ik_real)t_uniform(&r, -3.1, 3.1);
+    const ik_vec3 to = {ik_cos(theta), ik_sin(theta) * ik_cos(phi), ik_sin(theta) * ik_sin(phi)};
+    ik_vec3 before[2] = {{0, 0, 0}, {1, 0, 0}}, solved[2];
+    ik_quat rot[2], memory[2], swing, twist;
+    ik_rotations_job job;
+    ik_real want;
+    solved[0] = ik_vec3_zero(), solved[1] = to;
+    memory[0] = ik_quat_axis_angle(x, t), memory[1] = ik_quat_identity();
+    rot[0] = rot[1] = ik_quat_identity();
+    ik_rotations_job_init(&job, 2, before, solved, rot);
+    job.twist_memory = memory;
+    assert_int_equal(ik_rotations_run(&job), IK_OK);
+    want = ik_fabs(t) <= theta / 2 ? 0 : t > 0 ? t - theta / 2 : t + theta / 2;
+    ik_quat_swing_twist(memory[0], x, &swing, &twist);
+    assert_near(ik_quat_twist_angle(twist, x), want, T_ROT);
+    assert_vec3_near(ik_quat_rotate(rot[0], x), to, T_ROT);
+    bled += want != 0, cleared += want == 0;
+  }
+  assert_true(bled > 500 && cleared > 500);
+}
+
+/* Jobs of one shape for the lanes: random poses, memories and bases, some solved bones
+ * of no length, some exactly reversed (the half-turn branch), some memories identity. */
+#define LANE_JOBS 11
+typedef struct lane_set {
+  ik_vec3 before[LANE_JOBS][MAXJ], solved[LANE_JOBS][MAXJ];
+  ik_quat rot[LANE_JOBS][MAXJ], memory[LANE_JOBS][MAXJ];
+  ik_rotations_job job[LANE_JOBS];
+  ik_rotations_job *jobs[LANE_JOBS];
+} lane_set;
+
+static void random_lane_set(lane_set *s, t_rng *r, int count, int match_tip) {
+  ik_real lengths[MAXJ];
+  int k, i;
+  memset(s, 0, sizeof *s);
+  for (k = 0; k < LANE_JOBS; k++) {
+    t_random_chain(r, s->before[k], lengths, count, 0.2, 2.0, 2.5);
+    t_random_chain(r, s->solved[k], lengths, count, 0.2, 2.0, 2.5);
+    for (i = 0; i < count; i++) {
+      s->rot[k][i] = t_unit_quat(r);
+      s->memory[k][i] = t_int(r, 0, 3) == 0 ? ik_quat_identity() : t_unit_quat(r);
+    }
+    i = t_int(r, 0, count - 2);
+    if (t_int(r, 0, 4) == 0) s->solved[k][i + 1] = s->solved[k][i];
+    if (t_int(r, 0, 4) == 0) {
+      /* the bone as the memory and the pose predict it, solved the other way round */
+      const ik_quat pred =
+          ik_quat_normalize(ik_quat_mul(ik_quat_normalize(s->rot[k][0]), ik_quat_normalize(s->memory[k][0])));
+      const ik_vec3 from = ik_quat_rotate(
+          pred,
+          ik_quat_rotate(ik_quat_conjugate(s->rot[k][0]), ik_vec3_sub(s->before[k][1], s->before[k][0])));
+      s->solved[k][1] = ik_vec3_sub(s->solved[k][0], from);
+    }
+    ik_rotations_job_init(&s->job[k], count, s->before[k], s->solved[k], s->rot[k]);
+    s->job[k].twist_memory = s->memory[k];
+    s->job[k].match_tip_rotation = match_tip && t_int(r, 0, 2) != 0;
+    s->job[k].tip_rotation = t_unit_quat(r);
+    if (t_int(r, 0, 1))
+      s->job[k].base_rotation_before = t_unit_quat(r), s->job[k].base_rotation = t_unit_quat(r);
+    assert_int_equal(ik_rotations_validate(&s->job[k], NULL), IK_OK);
+    assert_true(ik__rotations_lane_able(&s->job[k]));
+    s->jobs[k] = &s->job[k];
+  }
+}
+
+/* Every instruction set's lanes give each job the bits it gets alone, whatever the
+ * number of jobs (part-filled vectors too). */
+static void lanes_give_the_scalar_bits(void **state) {
+  static lane_set want, got;
+  t_rng r = t_rng_make(131);
+  int isa, k, n, tested = 0;
+  (void)state;
+  for (isa = 0; isa < 3; isa++) {
+    const ik__rotations_lanes_fn run = ik__rotations_lanes_variant(isa);
+    if (!run) continue;
+    tested++;
+    for (k = 0; k < 300; k++) {
+      const int count = t_int(&r, 2, MAXJ), match_tip = t_int(&r, 0, 1);
+      t_rng copy;
+      int j;
+      n = t_int(&r, 1, LANE_JOBS);
+      copy = r;
+      random_lane_set(&want, &r, count, match_tip);
+      random_lane_set(&got, &copy, count, match_tip);
+      for (j = 0; j < n; j++) ik__rotations_run_valid(want.jobs[j]);
+      run(got.jobs, n);
+      assert_memory_equal(want.rot, got.rot, sizeof want.rot);
+      assert_memory_equal(want.memory, got.memory, sizeof want.memory);
+    }
+  }
+  assert_true(tested >= 2);
+}
+
 static void bone_lengths_cannot_change(void **state) {
   t_rng r = t_rng_make(114);
   int k, i;
@@ -644,6 +748,8 @@ int main(void) {
       cmocka_unit_test(joint_zero_follows_the_base_rotation),
       cmocka_unit_test(remembered_turns_never_spin_a_bone),
       cmocka_unit_test(remembered_twist_bleeds_back),
+      cmocka_unit_test(remembered_twist_bleeds_by_half_the_turn),
+      cmocka_unit_test(lanes_give_the_scalar_bits),
       cmocka_unit_test(bone_lengths_cannot_change),
       cmocka_unit_test(zero_solved_bone_keeps_the_inherited_direction),
       cmocka_unit_test(non_unit_input_rotations_give_unit_output),

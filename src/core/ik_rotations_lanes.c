@@ -1,0 +1,142 @@
+/*
+ * ik_rotations_lanes.c: the rotations job over many jobs at once (ik_internal.h), one job
+ * a vector lane.
+ *
+ * The body (ik_rotations_lanes_body.h) is ik_rotations.c's steps on vectors: the same
+ * IEEE operations in the same order, none fused (built with -ffp-contract=off), and no
+ * trigonometry, so a lane gives the scalar job's bits. On x86 it is compiled for the
+ * baseline (16-byte vectors) and for AVX2 (32-byte), picked at run time; compilers
+ * without vector extensions run the jobs one by one.
+ */
+#include "ik_internal.h"
+#include "ik_rotations.h"
+
+int ik__rotations_lane_able(const ik_rotations_job *job) {
+  return job->weight == 1 && job->twist_limits == NULL && job->twist_memory != NULL;
+}
+
+#if defined(__GNUC__)
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#define RL_CAT2(a, b) a##_##b
+#define RL_CAT(a, b) RL_CAT2(a, b)
+#define RL_(x) RL_CAT(x, RL_SUFFIX)
+
+typedef ik_real ik__rv16 __attribute__((vector_size(16)));
+typedef __typeof__(((ik__rv16){0} < (ik__rv16){0})[0]) ik__rl_int;
+typedef ik__rl_int ik__rm16 __attribute__((vector_size(16)));
+
+static inline ik__rv16 sqrt_v16(ik__rv16 v) {
+#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
+  return (ik__rv16)_mm_sqrt_ps((__m128)v);
+#elif defined(__SSE2__)
+  return (ik__rv16)_mm_sqrt_pd((__m128d)v);
+#else
+  int e;
+  for (e = 0; e < (int)(16 / sizeof(ik_real)); e++) v[e] = ik_sqrt(v[e]);
+  return v;
+#endif
+}
+
+#define RL_SUFFIX base
+#define RL_NAME lanes_base
+#define RL_TARGET
+#define V ik__rv16
+#define M ik__rm16
+#define RL_W ((int)(16 / sizeof(ik_real)))
+#define RL_SQRT(v) sqrt_v16(v)
+#include "ik_rotations_lanes_body.h"
+#undef RL_SUFFIX
+#undef RL_NAME
+#undef RL_TARGET
+#undef V
+#undef M
+#undef RL_W
+#undef RL_SQRT
+
+#if defined(__x86_64__) || defined(__i386__)
+#define IK__ROT_AVX2 1
+/* AVX2 (not FMA: a fused multiply-add would round differently from the scalar job). */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+typedef ik_real ik__rv32 __attribute__((vector_size(32)));
+typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
+#define RL_SUFFIX avx2
+#define RL_NAME lanes_avx2
+#define RL_TARGET
+#define V ik__rv32
+#define M ik__rm32
+#define RL_W ((int)(32 / sizeof(ik_real)))
+#ifdef IK_REAL_FLOAT
+#define RL_SQRT(v) ((ik__rv32)_mm256_sqrt_ps((__m256)(v)))
+#else
+#define RL_SQRT(v) ((ik__rv32)_mm256_sqrt_pd((__m256d)(v)))
+#endif
+#include "ik_rotations_lanes_body.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+/* Jobs in groups of a vector's lanes. */
+static void run_base(ik_rotations_job *const *jobs, int n) {
+  const int w = (int)(16 / sizeof(ik_real));
+  int k;
+  for (k = 0; k < n; k += w) lanes_base(jobs + k, n - k < w ? n - k : w);
+}
+
+#ifdef IK__ROT_AVX2
+static void run_avx2(ik_rotations_job *const *jobs, int n) {
+  const int w = (int)(32 / sizeof(ik_real));
+  int k;
+  for (k = 0; k < n; k += w) lanes_avx2(jobs + k, n - k < w ? n - k : w);
+}
+#endif
+
+static void run_scalar(ik_rotations_job *const *jobs, int n) {
+  int k;
+  for (k = 0; k < n; k++) ik__rotations_run_valid(jobs[k]);
+}
+
+ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
+  if (isa == 0) return run_base;
+  if (isa == 2) return run_scalar;
+#ifdef IK__ROT_AVX2
+  if (isa == 1 && __builtin_cpu_supports("avx2")) return run_avx2;
+#endif
+  return NULL;
+}
+
+void ik__rotations_run_lanes(ik_rotations_job *const *jobs, int n) {
+#ifdef IK__ROT_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    run_avx2(jobs, n);
+    return;
+  }
+#endif
+  run_base(jobs, n);
+}
+
+#else /* no vector extensions: one by one */
+
+static void run_scalar(ik_rotations_job *const *jobs, int n) {
+  int k;
+  for (k = 0; k < n; k++) ik__rotations_run_valid(jobs[k]);
+}
+
+ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
+  return isa == 0 || isa == 2 ? run_scalar : NULL;
+}
+
+void ik__rotations_run_lanes(ik_rotations_job *const *jobs, int n) { run_scalar(jobs, n); }
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * ik_rotations_lanes_body.h: ik__rotations_run_valid over RL_W jobs at once, one a lane,
+ * included by ik_rotations_lanes.c once per instruction set, with:
+ *   RL_NAME    the function's name
+ *   RL_TARGET  its target attribute (or nothing)
+ *   V, M       the real vector and the integer vector a comparison of two V gives
+ *   RL_W       lanes in a V
+ *   RL_SQRT    square root of each lane of a V
+ * Every step is ik_rotations.c's and ik_math's, in their order; branches are both taken
+ * and each lane keeps its own (a select is exact).
+ */
+
+#define VV RL_(v3)
+#define QV RL_(q)
+typedef struct {
+  V x, y, z;
+} VV;
+typedef struct {
+  V x, y, z, w;
+} QV;
+
+static inline V RL_(sel)(M m, V a, V b) { return (V)(((M)a & m) | ((M)b & ~m)); }
+static inline VV RL_(v3_sel)(M m, VV a, VV b) {
+  VV r = {RL_(sel)(m, a.x, b.x), RL_(sel)(m, a.y, b.y), RL_(sel)(m, a.z, b.z)};
+  return r;
+}
+static inline QV RL_(q_sel)(M m, QV a, QV b) {
+  QV r = {RL_(sel)(m, a.x, b.x), RL_(sel)(m, a.y, b.y), RL_(sel)(m, a.z, b.z), RL_(sel)(m, a.w, b.w)};
+  return r;
+}
+static inline V RL_(splat)(ik_real s) {
+  V v;
+  int e;
+  for (e = 0; e < RL_W; e++) v[e] = s;
+  return v;
+}
+static inline QV RL_(q_identity)(void) {
+  QV r = {RL_(splat)(0), RL_(splat)(0), RL_(splat)(0), RL_(splat)(1)};
+  return r;
+}
+static inline M RL_(finite)(V a) { return (a - a) == (a - a); }
+static inline VV RL_(v3_sub)(VV a, VV b) {
+  VV r = {a.x - b.x, a.y - b.y, a.z - b.z};
+  return r;
+}
+static inline VV RL_(v3_add)(VV a, VV b) {
+  VV r = {a.x + b.x, a.y + b.y, a.z + b.z};
+  return r;
+}
+static inline V RL_(v3_dot)(VV a, VV b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline VV RL_(v3_cross)(VV a, VV b) {
+  VV r = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+  return r;
+}
+static inline VV RL_(v3_scale)(VV a, V s) {
+  VV r = {a.x * s, a.y * s, a.z * s};
+  return r;
+}
+static inline VV RL_(v3_madd)(VV a, VV b, V s) {
+  VV r = {a.x + b.x * s, a.y + b.y * s, a.z + b.z * s};
+  return r;
+}
+static inline VV RL_(v3_normalize)(VV a) {
+  const V len2 = RL_(v3_dot)(a, a);
+  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
+  const VV zero = {RL_(splat)(0), RL_(splat)(0), RL_(splat)(0)};
+  return RL_(v3_sel)(ok, RL_(v3_scale)(a, 1 / RL_SQRT(len2)), zero);
+}
+static inline V RL_(q_dot)(QV a, QV b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+static inline QV RL_(q_mul)(QV a, QV b) {
+  QV r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+  return r;
+}
+static inline QV RL_(q_conjugate)(QV a) {
+  QV r = {-a.x, -a.y, -a.z, a.w};
+  return r;
+}
+static inline QV RL_(q_normalize)(QV a) {
+  const V len2 = RL_(q_dot)(a, a);
+  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
+  const V inv = 1 / RL_SQRT(len2);
+  QV r = {a.x * inv, a.y * inv, a.z * inv, a.w * inv};
+  return RL_(q_sel)(ok, r, RL_(q_identity)());
+}
+static inline QV RL_(q_inverse)(QV a) {
+  const V len2 = RL_(q_dot)(a, a);
+  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
+  const V inv = 1 / len2;
+  QV r = {-a.x * inv, -a.y * inv, -a.z * inv, a.w * inv};
+  return RL_(q_sel)(ok, r, RL_(q_identity)());
+}
+static inline VV RL_(q_rotate)(QV q, VV v) {
+  const VV u = {q.x, q.y, q.z};
+  const VV t = RL_(v3_scale)(RL_(v3_cross)(u, v), RL_(splat)(2));
+  return RL_(v3_add)(RL_(v3_madd)(v, t, q.w), RL_(v3_cross)(u, t));
+}
+static inline V RL_(abs)(V a) { return RL_(sel)(a < 0, -a, a); }
+
+/* ik_vec3_any_perpendicular. */
+static inline VV RL_(any_perpendicular)(VV a) {
+  const M first = RL_(abs)(a.x) < (ik_real)0.57735, second = ~first & (RL_(abs)(a.y) < (ik_real)0.57735);
+  const V one = RL_(splat)(1), zero = RL_(splat)(0);
+  const VV other = {RL_(sel)(first, one, zero), RL_(sel)(second, one, zero),
+                    RL_(sel)(first | second, zero, one)};
+  return RL_(v3_normalize)(RL_(v3_cross)(a, other));
+}
+
+/* ik_quat_from_to. */
+static inline QV RL_(from_to)(VV a, VV b) {
+  const VV na = RL_(v3_normalize)(a), nb = RL_(v3_normalize)(b);
+  const M none = (RL_(v3_dot)(na, na) == 0) | (RL_(v3_dot)(nb, nb) == 0);
+  const VV sum = RL_(v3_add)(na, nb), diff = RL_(v3_sub)(na, nb);
+  const V cos_half = RL_SQRT(RL_(v3_dot)(sum, sum)) / 2, sin_half = RL_SQRT(RL_(v3_dot)(diff, diff)) / 2;
+  const VV axis = RL_(v3_normalize)(RL_(v3_cross)(na, sum));
+  const M flat = RL_(v3_dot)(axis, axis) == 0;
+  const VV perp = RL_(any_perpendicular)(na);
+  const QV half = {perp.x, perp.y, perp.z, RL_(splat)(0)};
+  QV r = {axis.x * sin_half, axis.y * sin_half, axis.z * sin_half, cos_half};
+  r = RL_(q_sel)(flat, RL_(q_sel)(cos_half >= sin_half, RL_(q_identity)(), half), RL_(q_normalize)(r));
+  return RL_(q_sel)(none, RL_(q_identity)(), r);
+}
+
+/* ik_quat_swing_twist. */
+static inline void RL_(swing_twist)(QV q, VV axis, QV *swing, QV *twist) {
+  const VV n = RL_(v3_normalize)(axis);
+  const V p = q.x * n.x + q.y * n.y + q.z * n.z;
+  QV tw = {n.x * p, n.y * p, n.z * p, q.w};
+  tw = RL_(q_sel)(RL_(v3_dot)(n, n) == 0, RL_(q_identity)(), RL_(q_normalize)(tw));
+  *twist = tw;
+  *swing = RL_(q_mul)(q, RL_(q_conjugate)(tw));
+}
+
+/* ik_rotations.c's bleed_twist. */
+static inline QV RL_(bleed_twist)(QV tw, VV axis, V cb, V sb) {
+  V p = tw.x * axis.x + tw.y * axis.y + tw.z * axis.z, w = tw.w, ap, ps, ws;
+  const M flip = (w < 0) | ((w == 0) & (p < 0));
+  QV r;
+  p = RL_(sel)(flip, -p, p);
+  w = RL_(sel)(flip, -w, w);
+  ap = RL_(abs)(p);
+  ps = p * cb - RL_(sel)(p > 0, w * sb, -(w * sb));
+  ws = w * cb + ap * sb;
+  r.x = axis.x * ps, r.y = axis.y * ps, r.z = axis.z * ps, r.w = ws;
+  return RL_(q_sel)(ap * cb <= sb * w, RL_(q_identity)(), r);
+}
+
+/* ik_rotations.c's turn_from_last, the memory written where `live`. */
+static inline QV RL_(turn_from_last)(QV inherited_ws, VV bone_ls, VV to_ws, QV *memory, M live) {
+  const QV predicted_ws = RL_(q_normalize)(RL_(q_mul)(inherited_ws, RL_(q_normalize)(*memory)));
+  const VV from_ws = RL_(q_rotate)(predicted_ws, bone_ls);
+  const QV turn_ws = RL_(from_to)(from_ws, to_ws);
+  const QV solved_ws = RL_(q_normalize)(RL_(q_mul)(turn_ws, predicted_ws));
+  const VV axis_ls = RL_(v3_normalize)(bone_ls);
+  const V turn_sin = RL_SQRT(turn_ws.x * turn_ws.x + turn_ws.y * turn_ws.y + turn_ws.z * turn_ws.z);
+  const V cb = RL_SQRT((1 + RL_(abs)(turn_ws.w)) / 2), sb = turn_sin / (2 * cb);
+  QV offset_ls = RL_(q_normalize)(RL_(q_mul)(RL_(q_inverse)(inherited_ws), solved_ws));
+  QV swing_ls, twist_ls;
+  RL_(swing_twist)(offset_ls, axis_ls, &swing_ls, &twist_ls);
+  offset_ls = RL_(q_sel)(
+      (sb > 0) & (twist_ls.x * axis_ls.x + twist_ls.y * axis_ls.y + twist_ls.z * axis_ls.z != 0),
+      RL_(q_normalize)(RL_(q_mul)(swing_ls, RL_(bleed_twist)(twist_ls, axis_ls, cb, sb))), offset_ls);
+  *memory = RL_(q_sel)(live, offset_ls, *memory);
+  return RL_(q_normalize)(RL_(q_mul)(inherited_ws, offset_ls));
+}
+
+static inline QV RL_(load_q)(const ik_quat *const *at, int i) {
+  QV r;
+  int e;
+  for (e = 0; e < RL_W; e++)
+    r.x[e] = at[e][i].x, r.y[e] = at[e][i].y, r.z[e] = at[e][i].z, r.w[e] = at[e][i].w;
+  return r;
+}
+static inline VV RL_(load_v)(const ik_vec3 *const *at, int i) {
+  VV r;
+  int e;
+  for (e = 0; e < RL_W; e++) r.x[e] = at[e][i].x, r.y[e] = at[e][i].y, r.z[e] = at[e][i].z;
+  return r;
+}
+static inline void RL_(store_q)(ik_quat *const *at, int i, QV v, int n) {
+  int e;
+  for (e = 0; e < n; e++) at[e][i] = ik_quat_make(v.x[e], v.y[e], v.z[e], v.w[e]);
+}
+/* Full weight: turn_towards without the slerp. */
+static inline QV RL_(turn_towards)(QV from, QV to) {
+  const QV neg = {-to.x, -to.y, -to.z, -to.w};
+  return RL_(q_sel)(RL_(q_dot)(from, to) < 0, neg, to);
+}
+
+/* n <= RL_W jobs, as ik__rotations_run_lanes documents; unused lanes repeat job 0. */
+RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
+  const int count = jobs[0]->count, tip = count - 1;
+  const ik_vec3 *before[RL_W], *solved[RL_W];
+  ik_quat *rot[RL_W], *mem[RL_W], base_before[RL_W], base[RL_W], tip_rotation[RL_W];
+  const ik_quat *const *crot = (const ik_quat *const *)rot, *const *cmem = (const ik_quat *const *)mem;
+  const ik_quat *cb_before[RL_W], *cb_base[RL_W], *ctip[RL_W];
+  QV parent_old_ws, parent_new_ws, tip_ws;
+  M match_tip;
+  int i, e;
+  for (e = 0; e < RL_W; e++) {
+    const ik_rotations_job *j = jobs[e < n ? e : 0];
+    before[e] = j->positions_before, solved[e] = j->positions_solved;
+    rot[e] = j->rotations, mem[e] = j->twist_memory;
+    base_before[e] = j->base_rotation_before, base[e] = j->base_rotation, tip_rotation[e] = j->tip_rotation;
+    cb_before[e] = &base_before[e], cb_base[e] = &base[e], ctip[e] = &tip_rotation[e];
+    match_tip[e] = j->match_tip_rotation ? -1 : 0;
+  }
+  parent_old_ws = RL_(q_normalize)(RL_(load_q)(cb_before, 0));
+  parent_new_ws = RL_(q_normalize)(RL_(load_q)(cb_base, 0));
+  tip_ws = RL_(q_normalize)(RL_(load_q)(ctip, 0));
+  for (i = 0; i <= tip; i++) {
+    const QV rot_old_ws = RL_(q_normalize)(RL_(load_q)(crot, i));
+    const QV parent_turn_ws = RL_(q_normalize)(RL_(q_mul)(parent_new_ws, RL_(q_inverse)(parent_old_ws)));
+    const QV inherited_ws = RL_(q_normalize)(RL_(q_mul)(parent_turn_ws, rot_old_ws));
+    const int bone = i < tip ? i : tip - 1;
+    const VV bone_old_ws = RL_(v3_sub)(RL_(load_v)(before, bone + 1), RL_(load_v)(before, bone));
+    QV rot_new_ws;
+    if (i < tip) {
+      const VV to_ws = RL_(v3_sub)(RL_(load_v)(solved, i + 1), RL_(load_v)(solved, i));
+      const VV bone_ls = RL_(q_rotate)(RL_(q_conjugate)(rot_old_ws), bone_old_ws);
+      const M live = RL_(v3_dot)(to_ws, to_ws) > IK_TINY_LEN2;
+      QV memory = RL_(load_q)(cmem, i);
+      const QV solved_ws =
+          RL_(q_sel)(live, RL_(turn_from_last)(inherited_ws, bone_ls, to_ws, &memory, live), inherited_ws);
+      RL_(store_q)(mem, i, memory, n);
+      rot_new_ws = RL_(turn_towards)(inherited_ws, solved_ws);
+    } else {
+      rot_new_ws = RL_(q_sel)(match_tip, RL_(turn_towards)(inherited_ws, tip_ws), inherited_ws);
+    }
+    rot_new_ws = RL_(q_normalize)(rot_new_ws);
+    RL_(store_q)(rot, i, rot_new_ws, n);
+    parent_old_ws = rot_old_ws;
+    parent_new_ws = rot_new_ws;
+  }
+}
+
+#undef VV
+#undef QV
