@@ -11,6 +11,10 @@
 #include "ik_internal.h" /* ik__vec3_in_range */
 #include "ik_scene_internal.h"
 
+#if defined(__GNUC__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define ALIGN16(n) (((n) + 15) & ~(size_t)15)
 
 struct ik_crowd_template {
@@ -21,14 +25,15 @@ struct ik_crowd_template {
   size_t sk_size;                       /* the skeleton follows the header */
 };
 
-/* One instance's record; its arrays (as many as the template has chains), skeleton and
- * chains follow it in the block. */
+/* One instance's record; its arrays (as many as the template has chains) and chains
+ * follow it in the block. Its bones are in the crowd's pose lanes (crowd_bone). The
+ * chains and nodes hang from the template's skeleton: only ik_crowd_add reads them
+ * through it, the solve reads and writes the lanes. */
 typedef struct crowd_inst {
   ik_node *target_node, *pole_node;
   ik_foot_state *foot;
   ik_bone_chain **chains;
   int *lane, *slot, *grounded;
-  ik_skeleton *sk;
   int used, failed;
 } crowd_inst;
 
@@ -39,7 +44,7 @@ static size_t record_size(int n) {
          ALIGN16(3 * (size_t)n * sizeof(int));
 }
 
-/* Points the record's arrays into the bytes after it; the skeleton follows them. */
+/* Points the record's arrays into the bytes after it; the chains follow them. */
 static void lay_out(crowd_inst *in, int n) {
   char *at = (char *)in + ALIGN16(sizeof(crowd_inst));
   memset(in, 0, record_size(n));
@@ -53,9 +58,29 @@ static void lay_out(crowd_inst *in, int n) {
   in->lane = (int *)(void *)at;
   in->slot = in->lane + n;
   in->grounded = in->slot + n;
-  at += ALIGN16(3 * (size_t)n * sizeof(int));
-  in->sk = (ik_skeleton *)(void *)at;
 }
+
+/* A group of IK_CROWD_LANES instances' bone: its local transform (the animated pose:
+ * the root from the host, the rest from the template, the solved rotations) and its
+ * world transform, a component's lanes side by side. Instance slot s is lane
+ * s % IK_CROWD_LANES of group s / IK_CROWD_LANES; a group holds every bone of the
+ * template, in its order. */
+#define IK_CROWD_LANES 8
+typedef struct crowd_bone {
+  ik_real pl[3][IK_CROWD_LANES], rl[4][IK_CROWD_LANES]; /* local: position, rotation */
+  ik_real pw[3][IK_CROWD_LANES], rw[4][IK_CROWD_LANES]; /* world */
+} crowd_bone;
+
+#define L_ IK_CROWD_LANES
+static ik_vec3 lane_v3(const ik_real *v, int e) { return ik_vec3_make(v[e], v[L_ + e], v[2 * L_ + e]); }
+static ik_quat lane_q(const ik_real *q, int e) {
+  return ik_quat_make(q[e], q[L_ + e], q[2 * L_ + e], q[3 * L_ + e]);
+}
+static void set_lane_v3(ik_real *v, int e, ik_vec3 a) { v[e] = a.x, v[L_ + e] = a.y, v[2 * L_ + e] = a.z; }
+static void set_lane_q(ik_real *q, int e, ik_quat a) {
+  q[e] = a.x, q[L_ + e] = a.y, q[2 * L_ + e] = a.z, q[3 * L_ + e] = a.w;
+}
+#undef L_
 
 /* One thread's jobs for a pass of its current block. */
 typedef struct crowd_scratch {
@@ -64,6 +89,10 @@ typedef struct crowd_scratch {
   ik_status *fabrik_status, *two_bone_status;
   ik_rotations_job rot[IK_CROWD_BLOCK]; /* one chain of the block's instances at a time */
   ik_rotations_job *rot_jobs[IK_CROWD_BLOCK];
+  /* The bones of the instance writing back whose world transforms its locals no longer
+   * give, and the path to one (as ik_skeleton's lazy update keeps them). */
+  unsigned char *stale;
+  int *path;
 } crowd_scratch;
 
 struct ik_crowd {
@@ -75,8 +104,11 @@ struct ik_crowd {
   ik_real dt;
   ik_real *view[IK_CROWD_VIEWS];
   int width[IK_CROWD_VIEWS];
+  const int *parent;      /* the template's bones' parents (-1 for a root) */
+  const int *subtree_end; /* one past each bone's last descendant */
+  crowd_bone *pose;       /* (capacity / IK_CROWD_LANES, rounded up) groups of t->bones */
   char *instances;
-  size_t inst_size, chain_offset[IK_CROWD_MAX_CHAINS], sk_offset;
+  size_t inst_size, chain_offset[IK_CROWD_MAX_CHAINS];
 };
 
 static const int root_width = 7;
@@ -91,9 +123,8 @@ static ik_skeleton *template_sk(const ik_crowd_template *t) {
 
 /* The probe instance after the skeleton: what template_init builds to check the
  * chains as a crowd will. */
-static size_t probe_size(int bone_count) {
-  return record_size(IK_CROWD_MAX_CHAINS) + ALIGN16(ik_skeleton_size(bone_count)) +
-         ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
+static size_t probe_size(void) {
+  return record_size(IK_CROWD_MAX_CHAINS) + ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
 }
 
 void ik_crowd_chain_desc_init(ik_crowd_chain_desc *d) {
@@ -109,7 +140,7 @@ void ik_crowd_chain_desc_init(ik_crowd_chain_desc *d) {
 
 size_t ik_crowd_template_size(int bone_count) {
   if (bone_count < 1 || ik_skeleton_size(bone_count) == 0) return 0;
-  return template_header() + ALIGN16(ik_skeleton_size(bone_count)) + probe_size(bone_count);
+  return template_header() + ALIGN16(ik_skeleton_size(bone_count)) + probe_size();
 }
 
 static ik_status fail(ik_error *err, ik_status st, const char *field, int index) {
@@ -123,7 +154,7 @@ static ik_status fail(ik_error *err, ik_status st, const char *field, int index)
 
 /* Builds chain j of instance `in` (its skeleton in place) in mem: 0, or the status
  * with *field naming what was refused. */
-static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, int j, void *mem,
+static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, ik_skeleton *sk, int j, void *mem,
                              const char **field) {
   const ik_crowd_chain_desc *d = &t->chains[j];
   ik_bone_chain *c = ik_bone_chain_init(mem, d->count, 1);
@@ -132,24 +163,24 @@ static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, int j, 
   ik_status st;
   in->chains[j] = c;
   *field = "bones";
-  if ((st = ik_bone_chain_set_bones(c, in->sk, d->bones, NULL)) != IK_OK) return st;
+  if ((st = ik_bone_chain_set_bones(c, sk, d->bones, NULL)) != IK_OK) return st;
   if (d->solver >= 0) c->solver = d->solver;
   c->iterations = d->iterations;
   c->tolerance = d->tolerance;
   *field = "target";
   if (d->target_bone >= 0) {
     if ((st = ik_node_init(&in->target_node[j], d->target_offset, ik_quat_identity())) != IK_OK) return st;
-    ik_node_set_parent_bone(&in->target_node[j], in->sk, d->target_bone);
+    ik_node_set_parent_bone(&in->target_node[j], sk, d->target_bone);
     ref = ik_ref_node(&in->target_node[j], NULL);
   } else {
-    ik_skeleton_get_world(in->sk, d->bones[d->count - 1], &tip, NULL);
+    ik_skeleton_get_world(sk, d->bones[d->count - 1], &tip, NULL);
     ref = ik_ref_vec3(tip);
   }
   if ((st = ik_bone_chain_set_target(c, ref)) != IK_OK) return st;
   *field = "pole";
   if (d->pole_bone >= 0) {
     if ((st = ik_node_init(&in->pole_node[j], d->pole_offset, ik_quat_identity())) != IK_OK) return st;
-    ik_node_set_parent_bone(&in->pole_node[j], in->sk, d->pole_bone);
+    ik_node_set_parent_bone(&in->pole_node[j], sk, d->pole_bone);
     ref = ik_ref_node(&in->pole_node[j], NULL);
     if ((st = ik_bone_chain_set_pole(c, &ref, NULL)) != IK_OK) return st;
   }
@@ -218,12 +249,13 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
   probe = (char *)template_sk(t) + ALIGN16(t->sk_size);
   in = (crowd_inst *)(void *)probe;
   lay_out(in, count);
-  memcpy(in->sk, sk, t->sk_size);
   for (j = 0; j < count; j++) {
     const char *field;
-    void *cm = (char *)in->sk + ALIGN16(t->sk_size);
-    if ((st = build_chain(t, in, j, cm, &field)) != IK_OK) return fail(err, st, field, j);
+    void *cm = (char *)in + record_size(count);
+    if ((st = build_chain(t, in, template_sk(t), j, cm, &field)) != IK_OK) return fail(err, st, field, j);
   }
+  /* Every world transform cached now: crowds read the template without writing it. */
+  for (j = 0; j < t->bones; j++) ik_skeleton_get_world(template_sk(t), j, NULL, NULL);
   for (j = 0; j < count; j++) {
     t->target_slot[j] = chains[j].target_bone < 0 ? t->targets++ : -1;
     t->feet |= chains[j].has_foot;
@@ -248,8 +280,8 @@ const ik_skeleton *ik_crowd_template_skeleton(const ik_crowd_template *t) { retu
 
 /* ---- crowds ---- */
 
-/* The layout: header, the views (instance-major), then each instance's record,
- * skeleton and chains. */
+/* The layout: header, the bones' parents, the views (instance-major), the pose lanes,
+ * then each instance's record and chains. */
 static size_t crowd_header(void) { return ALIGN16(sizeof(ik_crowd)); }
 
 static void widths(const ik_crowd_template *t, int *w) {
@@ -267,8 +299,36 @@ static size_t views_size(const ik_crowd_template *t, int capacity) {
   return n;
 }
 
+static size_t parents_size(const ik_crowd_template *t) { return ALIGN16(2 * (size_t)t->bones * sizeof(int)); }
+
+static int groups_of(int capacity) { return (capacity + IK_CROWD_LANES - 1) / IK_CROWD_LANES; }
+
+static size_t pose_size(const ik_crowd_template *t, int capacity) {
+  return ALIGN16((size_t)groups_of(capacity) * (size_t)t->bones * sizeof(crowd_bone));
+}
+
+/* Group g's bones. */
+static crowd_bone *group_at(const ik_crowd *c, int g) { return c->pose + (size_t)g * (size_t)c->t->bones; }
+
+/* Puts lane e of group g at the template's pose. */
+static void pose_rest(ik_crowd *c, int g, int e) {
+  const ik_skeleton *sk = template_sk(c->t);
+  crowd_bone *bone = group_at(c, g);
+  int b;
+  for (b = 0; b < c->t->bones; b++) {
+    ik_vec3 p;
+    ik_quat q;
+    ik_skeleton_get_local(sk, b, &p, &q);
+    set_lane_v3(bone[b].pl[0], e, p);
+    set_lane_q(bone[b].rl[0], e, q);
+    ik_skeleton_get_world(sk, b, &p, &q);
+    set_lane_v3(bone[b].pw[0], e, p);
+    set_lane_q(bone[b].rw[0], e, q);
+  }
+}
+
 static size_t inst_size(const ik_crowd_template *t) {
-  size_t n = record_size(t->chain_count) + ALIGN16(t->sk_size);
+  size_t n = record_size(t->chain_count);
   int j;
   for (j = 0; j < t->chain_count; j++) n += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
   return n;
@@ -276,7 +336,8 @@ static size_t inst_size(const ik_crowd_template *t) {
 
 size_t ik_crowd_size(const ik_crowd_template *t, int capacity) {
   if (!t || capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return 0;
-  return crowd_header() + views_size(t, capacity) + (size_t)capacity * inst_size(t);
+  return crowd_header() + parents_size(t) + views_size(t, capacity) + pose_size(t, capacity) +
+         (size_t)capacity * inst_size(t);
 }
 
 static crowd_inst *inst_at(const ik_crowd *c, int slot) {
@@ -287,7 +348,7 @@ ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, 
                         const ik_ground *ground, ik_crowd **out, ik_error *err) {
   ik_crowd *c = (ik_crowd *)mem;
   char *at;
-  int v, j;
+  int v, j, *parent, *end;
   size_t off;
   if (!mem || !t || !out) return fail(err, IK_E_NULL, "crowd", -1);
   if (capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return fail(err, IK_E_COUNT, "capacity", -1);
@@ -300,16 +361,29 @@ ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, 
   c->capacity = capacity;
   widths(t, c->width);
   at = (char *)c + crowd_header();
+  parent = (int *)(void *)at;
+  end = parent + t->bones;
+  for (j = 0; j < t->bones; j++) parent[j] = ik_skeleton_parent(template_sk(t), j), end[j] = j + 1;
+  for (j = t->bones - 1; j > 0; j--) /* children before parents: each end final before its parent reads it */
+    if (parent[j] >= 0 && end[parent[j]] < end[j]) end[parent[j]] = end[j];
+  c->parent = parent;
+  c->subtree_end = end;
+  at += parents_size(t);
   for (v = 0; v < IK_CROWD_VIEWS; v++) {
     const size_t n = (size_t)capacity * (size_t)c->width[v] * sizeof(ik_real);
     c->view[v] = c->width[v] ? (ik_real *)(void *)at : NULL;
     memset(at, 0, n);
     at += ALIGN16(n);
   }
+  c->pose = (crowd_bone *)(void *)at;
+  for (j = 0; j < capacity; j++) pose_rest(c, j / IK_CROWD_LANES, j % IK_CROWD_LANES);
+  /* The lanes past the last slot compute alongside the others: keep them finite. */
+  for (j = capacity; j < groups_of(capacity) * IK_CROWD_LANES; j++)
+    pose_rest(c, j / IK_CROWD_LANES, j % IK_CROWD_LANES);
+  at += pose_size(t, capacity);
   c->instances = at;
   c->inst_size = inst_size(t);
-  c->sk_offset = record_size(t->chain_count);
-  off = c->sk_offset + ALIGN16(t->sk_size);
+  off = record_size(t->chain_count);
   for (j = 0; j < t->chain_count; j++) {
     c->chain_offset[j] = off;
     off += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
@@ -324,7 +398,8 @@ static size_t scratch_jobs(const ik_crowd *c) { return (size_t)IK_CROWD_BLOCK * 
 
 ik_status ik_crowd_start(ik_crowd *c, int threads) {
   const size_t n = scratch_jobs(c);
-  const size_t per = n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + 2 * sizeof(ik_status));
+  const size_t per = ALIGN16(n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + 2 * sizeof(ik_status))) +
+                     ALIGN16((size_t)c->t->bones * sizeof(int)) + ALIGN16((size_t)c->t->bones);
   char *at;
   int i;
   if (threads < 1 || threads > IK_POOL_MAX_THREADS) return IK_E_PARAMETER;
@@ -345,6 +420,9 @@ ik_status ik_crowd_start(ik_crowd *c, int threads) {
     s->two_bone = (ik_two_bone_job *)(void *)(s->fabrik + n);
     s->fabrik_status = (ik_status *)(void *)(s->two_bone + n);
     s->two_bone_status = s->fabrik_status + n;
+    s->path = (int *)(void *)(at + ALIGN16(n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) +
+                                                2 * sizeof(ik_status))));
+    s->stale = (unsigned char *)(s->path + ALIGN16((size_t)c->t->bones * sizeof(int)) / sizeof(int));
     at += per;
   }
   c->threads = threads;
@@ -369,7 +447,7 @@ static void write_rest(ik_crowd *c, int slot) {
   ik_vec3 p;
   ik_quat q;
   int j;
-  ik_skeleton_get_local(in->sk, 0, &p, &q);
+  ik_skeleton_get_local(template_sk(t), 0, &p, &q);
   r[0] = p.x, r[1] = p.y, r[2] = p.z, r[3] = q.x, r[4] = q.y, r[5] = q.z, r[6] = q.w;
   for (j = 0; j < t->chain_count; j++) {
     ik_real *v;
@@ -380,19 +458,16 @@ static void write_rest(ik_crowd *c, int slot) {
   }
 }
 
-/* Writes the instance's bones into the output views. */
+/* Writes the instance's bones (their world transforms current) into the output views. */
 static void write_pose(ik_crowd *c, int slot) {
-  const crowd_inst *in = inst_at(c, slot);
+  const crowd_bone *bone = group_at(c, slot / IK_CROWD_LANES);
+  const int e = slot % IK_CROWD_LANES;
   ik_real *r = c->view[IK_CROWD_ROTATIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_ROTATIONS];
   ik_real *p = c->view[IK_CROWD_POSITIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_POSITIONS];
-  ik_vec3 v;
-  ik_quat q;
   int b;
   for (b = 0; b < c->t->bones; b++, r += 4, p += 3) {
-    ik_skeleton_get_local(in->sk, b, NULL, &q);
-    ik_skeleton_get_world(in->sk, b, &v, NULL);
-    r[0] = q.x, r[1] = q.y, r[2] = q.z, r[3] = q.w;
-    p[0] = v.x, p[1] = v.y, p[2] = v.z;
+    r[0] = bone[b].rl[0][e], r[1] = bone[b].rl[1][e], r[2] = bone[b].rl[2][e], r[3] = bone[b].rl[3][e];
+    p[0] = bone[b].pw[0][e], p[1] = bone[b].pw[1][e], p[2] = bone[b].pw[2][e];
   }
 }
 
@@ -404,11 +479,11 @@ int ik_crowd_add(ik_crowd *c) {
   if (slot == c->capacity) return -1;
   in = inst_at(c, slot);
   lay_out(in, t->chain_count);
-  memcpy(in->sk, template_sk(t), t->sk_size);
+  pose_rest(c, slot / IK_CROWD_LANES, slot % IK_CROWD_LANES);
   for (j = 0; j < t->chain_count; j++) {
     const char *field;
     /* The template built these very chains on this very skeleton: none refuses. */
-    (void)build_chain(t, in, j, (char *)in + c->chain_offset[j], &field);
+    (void)build_chain(t, in, template_sk(t), j, (char *)in + c->chain_offset[j], &field);
   }
   in->used = 1;
   c->count++;
@@ -469,21 +544,211 @@ static ik_status check_inputs(const ik_crowd *c, ik_error *err) {
   return IK_OK;
 }
 
-/* The host's inputs into instance `slot`: its root bone and its kept targets. */
+/* The host's inputs into instance `slot`: its root bone, as ik_skeleton_set_local_*
+ * takes them (a rotation too short to normalise leaves the last), and its kept targets. */
 static void take_inputs(ik_crowd *c, int slot) {
   const ik_crowd_template *t = c->t;
   crowd_inst *in = inst_at(c, slot);
+  crowd_bone *root = group_at(c, slot / IK_CROWD_LANES);
+  const int e = slot % IK_CROWD_LANES;
   const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
+  const ik_quat q = ik_quat_make(r[3], r[4], r[5], r[6]);
   int j;
   in->failed = 0;
-  ik_skeleton_set_local_position(in->sk, 0, ik_vec3_make(r[0], r[1], r[2]));
-  ik_skeleton_set_local_rotation(in->sk, 0, ik_quat_make(r[3], r[4], r[5], r[6]));
+  set_lane_v3(root->pl[0], e, ik_vec3_make(r[0], r[1], r[2]));
+  if (ik_quat_dot(q, q) > IK_TINY_LEN2) set_lane_q(root->rl[0], e, ik_quat_normalize(q));
   for (j = 0; j < t->chain_count; j++) {
     const ik_real *v;
     if (t->target_slot[j] < 0) continue;
     v = c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS] + 3 * t->target_slot[j];
     in->chains[j]->target_ref.value = ik_vec3_make(v[0], v[1], v[2]);
   }
+}
+
+/* ik_skeleton.c's compute_world for bone b of lane e. */
+static void world_one(const ik_crowd *c, crowd_bone *bone, int b, int e) {
+  const int p = c->parent[b];
+  if (p < 0) {
+    set_lane_v3(bone[b].pw[0], e, lane_v3(bone[b].pl[0], e));
+    set_lane_q(bone[b].rw[0], e, lane_q(bone[b].rl[0], e));
+  } else {
+    const ik_quat parent_ws = lane_q(bone[p].rw[0], e);
+    set_lane_v3(bone[b].pw[0], e,
+                ik_vec3_add(lane_v3(bone[p].pw[0], e), ik_quat_rotate(parent_ws, lane_v3(bone[b].pl[0], e))));
+    set_lane_q(bone[b].rw[0], e, ik_quat_normalize(ik_quat_mul(parent_ws, lane_q(bone[b].rl[0], e))));
+  }
+}
+
+#if defined(__GNUC__)
+/* A component of a group's bone, 16 bytes of its lanes at a time. */
+typedef ik_real crowd_v __attribute__((vector_size(16)));
+#define CROWD_VW ((int)(16 / sizeof(ik_real)))
+typedef __typeof__(((crowd_v){0}) < ((crowd_v){0})) crowd_m;
+
+static crowd_v v_load(const ik_real *a) {
+  crowd_v v;
+  memcpy(&v, a, sizeof v);
+  return v;
+}
+static void v_store(ik_real *a, crowd_v v) { memcpy(a, &v, sizeof v); }
+static crowd_v v_splat(ik_real s) {
+  crowd_v v;
+  int e;
+  for (e = 0; e < CROWD_VW; e++) v[e] = s;
+  return v;
+}
+static crowd_v v_sel(crowd_m m, crowd_v a, crowd_v b) {
+  return (crowd_v)(((crowd_m)a & m) | ((crowd_m)b & ~m));
+}
+static crowd_v v_sqrt(crowd_v v) {
+#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
+  return (crowd_v)_mm_sqrt_ps((__m128)v);
+#elif defined(__SSE2__)
+  return (crowd_v)_mm_sqrt_pd((__m128d)v);
+#else
+  int e;
+  for (e = 0; e < CROWD_VW; e++) v[e] = ik_sqrt(v[e]);
+  return v;
+#endif
+}
+
+/* world_one across the lanes: ik_quat_rotate, ik_vec3_add, ik_quat_mul and
+ * ik_quat_normalize, their operations in their order (none fused: built with
+ * -ffp-contract=off), so each lane has the scalar bits; lanes k .. k + CROWD_VW - 1. */
+static void world_lanes(crowd_bone *bone, int b, int p, int k) {
+  const crowd_v qx = v_load(bone[p].rw[0] + k), qy = v_load(bone[p].rw[1] + k),
+                qz = v_load(bone[p].rw[2] + k), qw = v_load(bone[p].rw[3] + k);
+  const crowd_v lx = v_load(bone[b].pl[0] + k), ly = v_load(bone[b].pl[1] + k),
+                lz = v_load(bone[b].pl[2] + k);
+  const crowd_v rx = v_load(bone[b].rl[0] + k), ry = v_load(bone[b].rl[1] + k),
+                rz = v_load(bone[b].rl[2] + k), rw = v_load(bone[b].rl[3] + k);
+  const crowd_v two = v_splat(2);
+  const crowd_v tx = (qy * lz - qz * ly) * two, ty = (qz * lx - qx * lz) * two,
+                tz = (qx * ly - qy * lx) * two;
+  const crowd_v mx = qw * rx + qx * rw + qy * rz - qz * ry, my = qw * ry - qx * rz + qy * rw + qz * rx,
+                mz = qw * rz + qx * ry - qy * rx + qz * rw, mw = qw * rw - qx * rx - qy * ry - qz * rz;
+  const crowd_v len2 = mx * mx + my * my + mz * mz + mw * mw;
+  const crowd_m ok = (len2 > IK_TINY_LEN2) & ((len2 - len2) == (len2 - len2));
+  const crowd_v inv = 1 / v_sqrt(len2), zero = v_splat(0);
+  v_store(bone[b].pw[0] + k, v_load(bone[p].pw[0] + k) + ((lx + tx * qw) + (qy * tz - qz * ty)));
+  v_store(bone[b].pw[1] + k, v_load(bone[p].pw[1] + k) + ((ly + ty * qw) + (qz * tx - qx * tz)));
+  v_store(bone[b].pw[2] + k, v_load(bone[p].pw[2] + k) + ((lz + tz * qw) + (qx * ty - qy * tx)));
+  v_store(bone[b].rw[0] + k, v_sel(ok, mx * inv, zero));
+  v_store(bone[b].rw[1] + k, v_sel(ok, my * inv, zero));
+  v_store(bone[b].rw[2] + k, v_sel(ok, mz * inv, zero));
+  v_store(bone[b].rw[3] + k, v_sel(ok, mw * inv, v_splat(1)));
+}
+#endif
+
+/* Forward kinematics of group g, parents first, a bone across the lanes at a time: the
+ * world transforms are a function of the locals alone, so computing them all gives the
+ * bits the per-object skeleton's lazy updates give. */
+static void forward_group(const ik_crowd *c, int g) {
+  crowd_bone *bone = group_at(c, g);
+  int b, e;
+  for (b = 0; b < c->t->bones; b++) {
+#if defined(__GNUC__)
+    if (c->parent[b] >= 0) {
+      for (e = 0; e < IK_CROWD_LANES; e += CROWD_VW) world_lanes(bone, b, c->parent[b], e);
+      continue;
+    }
+#endif
+    for (e = 0; e < IK_CROWD_LANES; e++) world_one(c, bone, b, e);
+  }
+}
+
+/* Bone b of lane e of `bone` with its world transform current: it and its stale
+ * ancestors computed again, top down. */
+static void fresh(const ik_crowd *c, crowd_scratch *s, crowd_bone *bone, int e, int b) {
+  int depth = 0;
+  for (; b >= 0 && s->stale[b]; b = c->parent[b]) s->path[depth++] = b;
+  while (depth > 0) {
+    b = s->path[--depth];
+    world_one(c, bone, b, e);
+    s->stale[b] = 0;
+  }
+}
+
+/* Bone b's local transform changed: it and its subtree are stale. */
+static void mark_stale(const ik_crowd *c, crowd_scratch *s, int b) {
+  int i;
+  s->stale[b] = 1;
+  for (i = b + 1; i < c->subtree_end[b]; i++)
+    if (s->stale[c->parent[i]]) s->stale[i] = 1;
+}
+
+/* A point hung `offset` from bone b (its world transform current), as an ik_node's. */
+static ik_vec3 hung(const crowd_bone *bone, int e, int b, ik_vec3 offset) {
+  return ik_vec3_add(lane_v3(bone[b].pw[0], e), ik_quat_rotate(lane_q(bone[b].rw[0], e), offset));
+}
+
+/* ik_bone_chain_gather of chain j of instance `in` (lane e of `bone`, its world
+ * transforms current) from the lanes: its lane, or -1 where the chain's gather would
+ * refuse it. */
+static int gather(const ik_crowd *c, crowd_inst *in, const crowd_bone *bone, int e, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik_bone_chain *ch = in->chains[j];
+  ik_bone_chain_now *s = &ch->now;
+  int i;
+  ik_bone_chain_begin(ch);
+  s->target_rotation = ik_quat_identity();
+  /* A template's chains never match the target's rotation, so none reads it. */
+  s->target = d->target_bone < 0 ? ch->target_ref.value : hung(bone, e, d->target_bone, d->target_offset);
+  if (s->off) return ik_bone_chain_lane(ch);
+  s->base_turn = ik_quat_identity();
+  s->frame = ik_quat_identity();
+  for (i = 0; i < ch->count; i++) {
+    ch->before[i] = lane_v3(bone[d->bones[i]].pw[0], e);
+    ch->rotations[i] = lane_q(bone[d->bones[i]].rw[0], e);
+    if (i > 0 && !(ik_vec3_dist2(ch->before[i - 1], ch->before[i]) > IK_TINY_LEN2)) return -1;
+  }
+  if ((ch->has_base_rest && ch->constrained) || !ch->deterministic) {
+    s->frame = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(ch->rotations[0]),
+                                             ik_quat_inverse(lane_q(bone[d->bones[0]].rl[0], e))));
+    if (ch->has_base_rest && ch->constrained)
+      s->base_turn = ik_quat_mul(s->frame, ik_quat_inverse(ch->base_rest));
+  }
+  ik_measure_lengths(ch->before, ch->count, ch->lengths);
+  {
+    ik_chain chain;
+    ik_chain_init(&chain, ch->before, ch->count, ch->lengths);
+    if (ik_chain_validate(&chain, NULL) != IK_OK) return -1;
+  }
+  s->pole.has = d->pole_bone >= 0;
+  if (s->pole.has) {
+    s->pole.position = hung(bone, e, d->pole_bone, d->pole_offset);
+    s->pole.weight = 1;
+  }
+  return ik_bone_chain_lane(ch);
+}
+
+/* ik_bone_chain_scatter of chain j into the lanes: each bone's world rotation set as
+ * ik_skeleton_set_world_rotation sets it (against its parent as it stands then), the
+ * result measured at the tip. 0, or -1 where the chain's scatter would refuse. */
+static int scatter(const ik_crowd *c, crowd_scratch *sc, crowd_inst *in, crowd_bone *bone, int e, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik_bone_chain *ch = in->chains[j];
+  ik_bone_chain_now *s = &ch->now;
+  const int n = ch->match_rotation ? ch->count : ch->count - 1, tip = d->bones[ch->count - 1];
+  int i;
+  if (s->status != IK_OK) return -1;
+  for (i = 0; i < n && !s->off; i++) {
+    const int b = d->bones[i], p = c->parent[b];
+    const ik_quat q = ch->rotations[i];
+    ik_quat parent_ws = ik_quat_identity();
+    if (ik__check_quat(q, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(q, q) > IK_TINY_LEN2)) return -1;
+    if (p >= 0) {
+      fresh(c, sc, bone, e, p);
+      parent_ws = lane_q(bone[p].rw[0], e);
+    }
+    set_lane_q(bone[b].rl[0], e,
+               ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(q))));
+    mark_stale(c, sc, b);
+  }
+  fresh(c, sc, bone, e, tip);
+  s->result.distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), s->target);
+  s->result.reached = !s->off && s->result.distance <= ch->tolerance;
+  return 0;
 }
 
 /* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
@@ -527,21 +792,30 @@ static void turn_chain(ik_crowd *c, int part, const int *slots, int n, int j) {
   ik__rotations_run_lanes(s->rot_jobs, lanes);
 }
 
+/* The groups of the block's instances brought current. */
+static void forward_block(ik_crowd *c, const int *slots, int n) {
+  int g;
+  for (g = slots[0] / IK_CROWD_LANES; g <= slots[n - 1] / IK_CROWD_LANES; g++) forward_group(c, g);
+}
+
 /* Pass p of the n instances at `slots`, on thread part's jobs: read, feet, solve in the
- * lanes, turn. */
+ * lanes, turn, write back. */
 static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
   const ik_crowd_template *t = c->t;
   crowd_scratch *s = &c->scratch[part];
   ik_batch jobs;
   int i, j;
+  forward_block(c, slots, n);
   ik_batch_init(&jobs);
   for (i = 0; i < n; i++) {
     crowd_inst *in = inst_at(c, slots[i]);
+    const crowd_bone *bone = group_at(c, slots[i] / IK_CROWD_LANES);
+    const int e = slots[i] % IK_CROWD_LANES;
     if (in->failed) continue;
     for (j = 0; j < t->chain_count && !in->failed; j++) {
       ik_foot_result probe;
       if (t->pass[j] != p) continue;
-      in->lane[j] = ik_bone_chain_gather(in->chains[j]);
+      in->lane[j] = gather(c, in, bone, e, j);
       if (in->lane[j] < 0) in->failed = 1;
       if (!in->failed && t->chains[j].has_foot &&
           ik_foot_validate(&t->chains[j].foot, &in->foot[j], c->ground, in->chains[j]->now.target,
@@ -572,9 +846,11 @@ static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
     if (t->pass[j] == p) turn_chain(c, part, slots, n, j);
   for (i = 0; i < n; i++) {
     crowd_inst *in = inst_at(c, slots[i]);
+    crowd_bone *bone = group_at(c, slots[i] / IK_CROWD_LANES);
     if (in->failed) continue;
+    memset(s->stale, 0, (size_t)t->bones); /* all current since the pass began */
     for (j = 0; j < t->chain_count; j++)
-      if (t->pass[j] == p && ik_bone_chain_scatter(in->chains[j]) != 0) in->failed = 1;
+      if (t->pass[j] == p && scatter(c, s, in, bone, slots[i] % IK_CROWD_LANES, j) != 0) in->failed = 1;
   }
 }
 
@@ -582,20 +858,24 @@ static void run_block(ik_crowd *c, int part, const int *slots, int n) {
   int i, p;
   for (i = 0; i < n; i++) take_inputs(c, slots[i]);
   for (p = 0; p < c->t->passes; p++) run_pass(c, part, slots, n, p);
+  forward_block(c, slots, n);
   for (i = 0; i < n; i++) write_pose(c, slots[i]);
 }
 
-/* Thread part's share of the slots, in blocks of used instances. */
+/* Thread part's share of the slots, whole blocks of IK_CROWD_BLOCK slots (so no two
+ * threads share a group of lanes), their used instances together. */
 static void solve_part(ik_crowd *c, int part) {
-  const int begin = (int)((long long)c->capacity * part / c->threads);
-  const int end = (int)((long long)c->capacity * (part + 1) / c->threads);
-  int slots[IK_CROWD_BLOCK], n = 0, slot;
-  for (slot = begin; slot < end; slot++) {
-    if (!inst_at(c, slot)->used) continue;
-    slots[n++] = slot;
-    if (n == IK_CROWD_BLOCK) run_block(c, part, slots, n), n = 0;
+  const int blocks = (c->capacity + IK_CROWD_BLOCK - 1) / IK_CROWD_BLOCK;
+  const int first = (int)((long long)blocks * part / c->threads);
+  const int last = (int)((long long)blocks * (part + 1) / c->threads);
+  int slots[IK_CROWD_BLOCK], block;
+  for (block = first; block < last; block++) {
+    const int end = (block + 1) * IK_CROWD_BLOCK < c->capacity ? (block + 1) * IK_CROWD_BLOCK : c->capacity;
+    int n = 0, slot;
+    for (slot = block * IK_CROWD_BLOCK; slot < end; slot++)
+      if (inst_at(c, slot)->used) slots[n++] = slot;
+    if (n) run_block(c, part, slots, n);
   }
-  if (n) run_block(c, part, slots, n);
 }
 
 static void solve_parts(void *ctx, int begin, int end) {

@@ -6,9 +6,11 @@
  * FABRIK (or CCD, DLS) chains such as a spine, each chain's target hung from a bone of
  * the character or given by the host every frame, and feet (ik_foot.h: a ray onto the
  * crowd's ground and the spring) on the chains that end in one. A crowd holds
- * `capacity` instances of it in one block the caller sizes (ik_crowd_size): each
- * instance's skeleton, chains, hung targets and poles and foot states, and the views
- * (ik_crowd_view) a host writes and reads once a frame:
+ * `capacity` instances of it in one block the caller sizes (ik_crowd_size): the
+ * instances' bones (local and world transforms) laid out across instances, in groups of
+ * 8 a bone's component side by side (one instance a vector lane), each instance's
+ * chains and foot states, and the views (ik_crowd_view) a host writes and reads once a
+ * frame:
  *   IK_CROWD_ROOTS      in, 7 reals an instance: bone 0's position (x, y, z) and
  *                       rotation (x, y, z, w; any non-zero length), in world space
  *   IK_CROWD_TARGETS    in, 3 reals for each host-given target (the chains whose
@@ -18,10 +20,12 @@
  * Every view is instance-major: instance i's values start at data + i * stride.
  *
  * A solve: every input checked first (nothing moves when one is refused), then each
- * thread takes a contiguous range of instance slots and runs them through the template's
- * passes in blocks of IK_CROWD_BLOCK instances: a pass's chains of every instance of the
- * block are read, their feet placed, solved together in the core's ik_batch (the
- * block's FABRIK chains side by side in SIMD lanes, one character a lane), then turned.
+ * thread takes a contiguous range of whole blocks of IK_CROWD_BLOCK slots and runs each
+ * block's instances through the template's passes: forward kinematics across the lanes
+ * (a bone of every instance at once, parents first), a pass's chains of every instance
+ * of the block read from the lanes, their feet placed, solved together in the core's
+ * ik_batch (the block's FABRIK chains side by side in SIMD lanes, one character a lane),
+ * turned in lanes, and written back into the instances' local rotations.
  * A pass is what one ik_bone_batch solve of those chains would do: all read before any is
  * written. A chain goes in a later pass than any earlier chain that moves the bones it
  * reads (its bones, its target's and pole's bones). The split depends on the slot count
@@ -30,8 +34,10 @@
  * Exactness: an instance ends bit for bit where the per-object path leaves the same
  * character (a skeleton, its chains as ik_bone_chain_set_bones makes them with their
  * targets and poles as nodes hung from its bones, feet, solved pass by pass in
- * ik_bone_batch): the crowd runs the same scene and core code on each instance, in the
- * same order (tests/scene/test_crowd.c).
+ * ik_bone_batch): the crowd runs the same core code on each instance, and its own
+ * reads, forward kinematics and write-back are the skeleton's and the chain's
+ * operations in their order (a world transform is a function of the locals alone, so
+ * computing them eagerly gives the lazy cache's bits) (tests/scene/test_crowd.c).
  *
  * Instances live in slots 0 .. capacity - 1: ik_crowd_add takes a free slot (the
  * character at rest, as the template's skeleton is), ik_crowd_remove frees one; a free
