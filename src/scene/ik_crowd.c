@@ -66,6 +66,7 @@ static void lay_out(crowd_inst *in, int n) {
  * s % IK_CROWD_LANES of group s / IK_CROWD_LANES; a group holds every bone of the
  * template, in its order. */
 #define IK_CROWD_LANES 8
+#define GROUPS_PER_BLOCK (IK_CROWD_BLOCK / IK_CROWD_LANES)
 typedef struct crowd_bone {
   ik_real pl[3][IK_CROWD_LANES], rl[4][IK_CROWD_LANES]; /* local: position, rotation */
   ik_real pw[3][IK_CROWD_LANES], rw[4][IK_CROWD_LANES]; /* world */
@@ -89,8 +90,9 @@ typedef struct crowd_scratch {
   ik_status *fabrik_status, *two_bone_status;
   ik_rotations_job rot[IK_CROWD_BLOCK]; /* one chain of the block's instances at a time */
   ik_rotations_job *rot_jobs[IK_CROWD_BLOCK];
-  /* The bones of the instance writing back whose world transforms its locals no longer
-   * give, and the path to one (as ik_skeleton's lazy update keeps them). */
+  /* The bones of the block's groups (GROUPS_PER_BLOCK, t->bones each) whose world
+   * transforms their locals no longer give, and the path to one (as ik_skeleton's lazy
+   * update keeps them). */
   unsigned char *stale;
   int *path;
 } crowd_scratch;
@@ -399,7 +401,8 @@ static size_t scratch_jobs(const ik_crowd *c) { return (size_t)IK_CROWD_BLOCK * 
 ik_status ik_crowd_start(ik_crowd *c, int threads) {
   const size_t n = scratch_jobs(c);
   const size_t per = ALIGN16(n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + 2 * sizeof(ik_status))) +
-                     ALIGN16((size_t)c->t->bones * sizeof(int)) + ALIGN16((size_t)c->t->bones);
+                     ALIGN16((size_t)c->t->bones * sizeof(int)) +
+                     ALIGN16(GROUPS_PER_BLOCK * (size_t)c->t->bones);
   char *at;
   int i;
   if (threads < 1 || threads > IK_POOL_MAX_THREADS) return IK_E_PARAMETER;
@@ -657,24 +660,34 @@ static void forward_group(const ik_crowd *c, int g) {
   }
 }
 
-/* Bone b of lane e of `bone` with its world transform current: it and its stale
- * ancestors computed again, top down. */
-static void fresh(const ik_crowd *c, crowd_scratch *s, crowd_bone *bone, int e, int b) {
-  int depth = 0;
-  for (; b >= 0 && s->stale[b]; b = c->parent[b]) s->path[depth++] = b;
+/* Bone b of `bone` with its world transform current (every lane, or lane e when e >= 0):
+ * it and its stale ancestors computed again, top down. */
+static void fresh(const ik_crowd *c, crowd_scratch *s, unsigned char *stale, crowd_bone *bone, int e, int b) {
+  int depth = 0, k;
+  for (; b >= 0 && stale[b]; b = c->parent[b]) s->path[depth++] = b;
   while (depth > 0) {
     b = s->path[--depth];
-    world_one(c, bone, b, e);
-    s->stale[b] = 0;
+    stale[b] = 0;
+    if (e >= 0) {
+      world_one(c, bone, b, e);
+      continue;
+    }
+#if defined(__GNUC__)
+    if (c->parent[b] >= 0) {
+      for (k = 0; k < IK_CROWD_LANES; k += CROWD_VW) world_lanes(bone, b, c->parent[b], k);
+      continue;
+    }
+#endif
+    for (k = 0; k < IK_CROWD_LANES; k++) world_one(c, bone, b, k);
   }
 }
 
 /* Bone b's local transform changed: it and its subtree are stale. */
-static void mark_stale(const ik_crowd *c, crowd_scratch *s, int b) {
+static void mark_stale(const ik_crowd *c, unsigned char *stale, int b) {
   int i;
-  s->stale[b] = 1;
+  stale[b] = 1;
   for (i = b + 1; i < c->subtree_end[b]; i++)
-    if (s->stale[c->parent[i]]) s->stale[i] = 1;
+    if (stale[c->parent[i]]) stale[i] = 1;
 }
 
 /* A point hung `offset` from bone b (its world transform current), as an ik_node's. */
@@ -722,10 +735,12 @@ static int gather(const ik_crowd *c, crowd_inst *in, const crowd_bone *bone, int
   return ik_bone_chain_lane(ch);
 }
 
+#if !defined(__GNUC__)
 /* ik_bone_chain_scatter of chain j into the lanes: each bone's world rotation set as
  * ik_skeleton_set_world_rotation sets it (against its parent as it stands then), the
  * result measured at the tip. 0, or -1 where the chain's scatter would refuse. */
-static int scatter(const ik_crowd *c, crowd_scratch *sc, crowd_inst *in, crowd_bone *bone, int e, int j) {
+static int scatter(const ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_inst *in,
+                   crowd_bone *bone, int e, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
   ik_bone_chain *ch = in->chains[j];
   ik_bone_chain_now *s = &ch->now;
@@ -738,18 +753,92 @@ static int scatter(const ik_crowd *c, crowd_scratch *sc, crowd_inst *in, crowd_b
     ik_quat parent_ws = ik_quat_identity();
     if (ik__check_quat(q, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(q, q) > IK_TINY_LEN2)) return -1;
     if (p >= 0) {
-      fresh(c, sc, bone, e, p);
+      fresh(c, sc, stale, bone, e, p);
       parent_ws = lane_q(bone[p].rw[0], e);
     }
     set_lane_q(bone[b].rl[0], e,
                ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(q))));
-    mark_stale(c, sc, b);
+    mark_stale(c, stale, b);
   }
-  fresh(c, sc, bone, e, tip);
+  fresh(c, sc, stale, bone, e, tip);
   s->result.distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), s->target);
   s->result.reached = !s->off && s->result.distance <= ch->tolerance;
   return 0;
 }
+#endif
+
+#if defined(__GNUC__)
+/* scatter across the lanes: chain j of the instances of group g (in[e], NULL where a
+ * lane has none to write), a bone of them all at once. A lane stops where its scatter
+ * would refuse (the instance failed), as scatter stops. */
+static void scatter_group(const ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_bone *bone,
+                          crowd_inst *const *in, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  const int count = d->count, tip = d->bones[count - 1];
+  int live[IK_CROWD_LANES], any = 0, e, i, k;
+  for (e = 0; e < IK_CROWD_LANES; e++) {
+    live[e] = in[e] && in[e]->chains[j]->now.status == IK_OK;
+    if (in[e] && !live[e]) in[e]->failed = 1;
+    any |= live[e];
+  }
+  if (!any) return;
+  /* A template's chains never match the target's rotation: the tip keeps its own. */
+  for (i = 0; i < count - 1; i++) {
+    const int b = d->bones[i], p = c->parent[b];
+    ik_real q[4][IK_CROWD_LANES];
+    crowd_m write[IK_CROWD_LANES / CROWD_VW];
+    for (e = 0; e < IK_CROWD_LANES; e++) {
+      ik_quat r = ik_quat_identity();
+      if (live[e] && !in[e]->chains[j]->now.off) {
+        r = in[e]->chains[j]->rotations[i];
+        if (ik__check_quat(r, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(r, r) > IK_TINY_LEN2)) {
+          live[e] = 0;
+          in[e]->failed = 1;
+          r = ik_quat_identity();
+        }
+      }
+      q[0][e] = r.x, q[1][e] = r.y, q[2][e] = r.z, q[3][e] = r.w;
+      write[e / CROWD_VW][e % CROWD_VW] = live[e] && !in[e]->chains[j]->now.off ? -1 : 0;
+    }
+    if (p >= 0) fresh(c, sc, stale, bone, -1, p);
+    for (k = 0; k < IK_CROWD_LANES; k += CROWD_VW) {
+      const crowd_v one = v_splat(1), zero = v_splat(0);
+      /* ik_quat_conjugate of the parent's rotation (the identity's for a root) */
+      const crowd_v px = -(p >= 0 ? v_load(bone[p].rw[0] + k) : zero),
+                    py = -(p >= 0 ? v_load(bone[p].rw[1] + k) : zero),
+                    pz = -(p >= 0 ? v_load(bone[p].rw[2] + k) : zero),
+                    pw = p >= 0 ? v_load(bone[p].rw[3] + k) : one;
+      const crowd_v ax = v_load(q[0] + k), ay = v_load(q[1] + k), az = v_load(q[2] + k),
+                    aw = v_load(q[3] + k);
+      const crowd_v alen2 = ax * ax + ay * ay + az * az + aw * aw;
+      const crowd_m aok = (alen2 > IK_TINY_LEN2) & ((alen2 - alen2) == (alen2 - alen2));
+      const crowd_v ainv = 1 / v_sqrt(alen2);
+      const crowd_v bx = v_sel(aok, ax * ainv, zero), by = v_sel(aok, ay * ainv, zero),
+                    bz = v_sel(aok, az * ainv, zero), bw = v_sel(aok, aw * ainv, one);
+      /* ik_quat_mul(conjugate(parent), b), then normalised */
+      const crowd_v mx = pw * bx + px * bw + py * bz - pz * by, my = pw * by - px * bz + py * bw + pz * bx,
+                    mz = pw * bz + px * by - py * bx + pz * bw, mw = pw * bw - px * bx - py * by - pz * bz;
+      const crowd_v len2 = mx * mx + my * my + mz * mz + mw * mw;
+      const crowd_m ok = (len2 > IK_TINY_LEN2) & ((len2 - len2) == (len2 - len2));
+      const crowd_v inv = 1 / v_sqrt(len2);
+      const crowd_m w = write[k / CROWD_VW];
+      v_store(bone[b].rl[0] + k, v_sel(w, v_sel(ok, mx * inv, zero), v_load(bone[b].rl[0] + k)));
+      v_store(bone[b].rl[1] + k, v_sel(w, v_sel(ok, my * inv, zero), v_load(bone[b].rl[1] + k)));
+      v_store(bone[b].rl[2] + k, v_sel(w, v_sel(ok, mz * inv, zero), v_load(bone[b].rl[2] + k)));
+      v_store(bone[b].rl[3] + k, v_sel(w, v_sel(ok, mw * inv, one), v_load(bone[b].rl[3] + k)));
+    }
+    mark_stale(c, stale, b);
+  }
+  fresh(c, sc, stale, bone, -1, tip);
+  for (e = 0; e < IK_CROWD_LANES; e++) {
+    ik_bone_chain_now *s;
+    if (!live[e]) continue;
+    s = &in[e]->chains[j]->now;
+    s->result.distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), s->target);
+    s->result.reached = !s->off && s->result.distance <= in[e]->chains[j]->tolerance;
+  }
+}
+#endif
 
 /* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
 static void place_foot(const ik_crowd *c, crowd_inst *in, int j) {
@@ -798,6 +887,41 @@ static void forward_block(ik_crowd *c, const int *slots, int n) {
   for (g = slots[0] / IK_CROWD_LANES; g <= slots[n - 1] / IK_CROWD_LANES; g++) forward_group(c, g);
 }
 
+/* Pass p's chains of the n instances at `slots` written into the lanes: chain by chain
+ * across each group's lanes where vectors are, else instance by instance; the same
+ * values either way (the instances share nothing, an instance's chains keep their order). */
+static void write_back(ik_crowd *c, crowd_scratch *s, const int *slots, int n, int p) {
+  const ik_crowd_template *t = c->t;
+  const int g0 = slots[0] / IK_CROWD_LANES, groups = slots[n - 1] / IK_CROWD_LANES - g0 + 1;
+  int i, j, g;
+  memset(s->stale, 0, (size_t)groups * (size_t)t->bones); /* all current since the pass began */
+#if defined(__GNUC__)
+  {
+    crowd_inst *in[GROUPS_PER_BLOCK][IK_CROWD_LANES];
+    memset(in, 0, sizeof in);
+    for (i = 0; i < n; i++) {
+      crowd_inst *x = inst_at(c, slots[i]);
+      if (!x->failed) in[slots[i] / IK_CROWD_LANES - g0][slots[i] % IK_CROWD_LANES] = x;
+    }
+    for (j = 0; j < t->chain_count; j++)
+      for (g = 0; g < groups && t->pass[j] == p; g++)
+        scatter_group(c, s, s->stale + (size_t)g * (size_t)t->bones, group_at(c, g0 + g), in[g], j);
+  }
+#else
+  for (i = 0; i < n; i++) {
+    crowd_inst *in = inst_at(c, slots[i]);
+    unsigned char *stale = s->stale + (size_t)(slots[i] / IK_CROWD_LANES - g0) * (size_t)t->bones;
+    if (in->failed) continue;
+    memset(stale, 0, (size_t)t->bones);
+    for (j = 0; j < t->chain_count; j++)
+      if (t->pass[j] == p &&
+          scatter(c, s, stale, in, group_at(c, slots[i] / IK_CROWD_LANES), slots[i] % IK_CROWD_LANES, j) != 0)
+        in->failed = 1;
+  }
+  (void)g;
+#endif
+}
+
 /* Pass p of the n instances at `slots`, on thread part's jobs: read, feet, solve in the
  * lanes, turn, write back. */
 static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
@@ -844,14 +968,7 @@ static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
   ik_batch_run_slice(&jobs, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
   for (j = 0; j < t->chain_count; j++)
     if (t->pass[j] == p) turn_chain(c, part, slots, n, j);
-  for (i = 0; i < n; i++) {
-    crowd_inst *in = inst_at(c, slots[i]);
-    crowd_bone *bone = group_at(c, slots[i] / IK_CROWD_LANES);
-    if (in->failed) continue;
-    memset(s->stale, 0, (size_t)t->bones); /* all current since the pass began */
-    for (j = 0; j < t->chain_count; j++)
-      if (t->pass[j] == p && scatter(c, s, in, bone, slots[i] % IK_CROWD_LANES, j) != 0) in->failed = 1;
-  }
+  write_back(c, s, slots, n, p);
 }
 
 static void run_block(ik_crowd *c, int part, const int *slots, int n) {
