@@ -643,13 +643,14 @@ static void world_lanes(crowd_bone *bone, int b, int p, int k) {
 }
 #endif
 
-/* Forward kinematics of group g, parents first, a bone across the lanes at a time: the
- * world transforms are a function of the locals alone, so computing them all gives the
- * bits the per-object skeleton's lazy updates give. */
-static void forward_group(const ik_crowd *c, int g) {
-  crowd_bone *bone = group_at(c, g);
+/* Forward kinematics of a group's stale bones, parents first, a bone across the lanes at
+ * a time: the world transforms are a function of the locals alone, so computing them
+ * eagerly gives the bits the per-object skeleton's lazy updates give. */
+static void forward_group(const ik_crowd *c, crowd_bone *bone, unsigned char *stale) {
   int b, e;
   for (b = 0; b < c->t->bones; b++) {
+    if (!stale[b]) continue;
+    stale[b] = 0;
 #if defined(__GNUC__)
     if (c->parent[b] >= 0) {
       for (e = 0; e < IK_CROWD_LANES; e += CROWD_VW) world_lanes(bone, b, c->parent[b], e);
@@ -882,9 +883,11 @@ static void turn_chain(ik_crowd *c, int part, const int *slots, int n, int j) {
 }
 
 /* The groups of the block's instances brought current. */
-static void forward_block(ik_crowd *c, const int *slots, int n) {
+static void forward_block(ik_crowd *c, crowd_scratch *s, const int *slots, int n) {
+  const int g0 = slots[0] / IK_CROWD_LANES;
   int g;
-  for (g = slots[0] / IK_CROWD_LANES; g <= slots[n - 1] / IK_CROWD_LANES; g++) forward_group(c, g);
+  for (g = g0; g <= slots[n - 1] / IK_CROWD_LANES; g++)
+    forward_group(c, group_at(c, g), s->stale + (size_t)(g - g0) * (size_t)c->t->bones);
 }
 
 /* Pass p's chains of the n instances at `slots` written into the lanes: chain by chain
@@ -894,7 +897,6 @@ static void write_back(ik_crowd *c, crowd_scratch *s, const int *slots, int n, i
   const ik_crowd_template *t = c->t;
   const int g0 = slots[0] / IK_CROWD_LANES, groups = slots[n - 1] / IK_CROWD_LANES - g0 + 1;
   int i, j, g;
-  memset(s->stale, 0, (size_t)groups * (size_t)t->bones); /* all current since the pass began */
 #if defined(__GNUC__)
   {
     crowd_inst *in[GROUPS_PER_BLOCK][IK_CROWD_LANES];
@@ -912,12 +914,14 @@ static void write_back(ik_crowd *c, crowd_scratch *s, const int *slots, int n, i
     crowd_inst *in = inst_at(c, slots[i]);
     unsigned char *stale = s->stale + (size_t)(slots[i] / IK_CROWD_LANES - g0) * (size_t)t->bones;
     if (in->failed) continue;
-    memset(stale, 0, (size_t)t->bones);
+    memset(stale, 0, (size_t)t->bones); /* all current since the pass began */
     for (j = 0; j < t->chain_count; j++)
       if (t->pass[j] == p &&
           scatter(c, s, stale, in, group_at(c, slots[i] / IK_CROWD_LANES), slots[i] % IK_CROWD_LANES, j) != 0)
         in->failed = 1;
   }
+  /* One lane's fresh bones are not its group's: the next pass computes them all. */
+  memset(s->stale, 1, (size_t)groups * (size_t)t->bones);
   (void)g;
 #endif
 }
@@ -929,7 +933,7 @@ static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
   crowd_scratch *s = &c->scratch[part];
   ik_batch jobs;
   int i, j;
-  forward_block(c, slots, n);
+  forward_block(c, s, slots, n);
   ik_batch_init(&jobs);
   for (i = 0; i < n; i++) {
     crowd_inst *in = inst_at(c, slots[i]);
@@ -972,10 +976,12 @@ static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
 }
 
 static void run_block(ik_crowd *c, int part, const int *slots, int n) {
+  crowd_scratch *s = &c->scratch[part];
   int i, p;
   for (i = 0; i < n; i++) take_inputs(c, slots[i]);
+  memset(s->stale, 1, GROUPS_PER_BLOCK * (size_t)c->t->bones); /* every root moved */
   for (p = 0; p < c->t->passes; p++) run_pass(c, part, slots, n, p);
-  forward_block(c, slots, n);
+  forward_block(c, s, slots, n);
   for (i = 0; i < n; i++) write_pose(c, slots[i]);
 }
 
