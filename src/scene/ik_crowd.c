@@ -11,8 +11,8 @@
 #include "ik_internal.h" /* ik__vec3_in_range */
 #include "ik_scene_internal.h"
 
-#if defined(__GNUC__) && defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
 #endif
 
 #define ALIGN16(n) (((n) + 15) & ~(size_t)15)
@@ -583,63 +583,89 @@ static void world_one(const ik_crowd *c, crowd_bone *bone, int b, int e) {
 }
 
 #if defined(__GNUC__)
-/* A component of a group's bone, 16 bytes of its lanes at a time. */
-typedef ik_real crowd_v __attribute__((vector_size(16)));
-#define CROWD_VW ((int)(16 / sizeof(ik_real)))
-typedef __typeof__(((crowd_v){0}) < ((crowd_v){0})) crowd_m;
+#define CL_CAT2(a, b) a##_##b
+#define CL_CAT(a, b) CL_CAT2(a, b)
+#define CL_(x) CL_CAT(x, CL_SUFFIX)
 
-static crowd_v v_load(const ik_real *a) {
-  crowd_v v;
-  memcpy(&v, a, sizeof v);
-  return v;
-}
-static void v_store(ik_real *a, crowd_v v) { memcpy(a, &v, sizeof v); }
-static crowd_v v_splat(ik_real s) {
-  crowd_v v;
-  int e;
-  for (e = 0; e < CROWD_VW; e++) v[e] = s;
-  return v;
-}
-static crowd_v v_sel(crowd_m m, crowd_v a, crowd_v b) {
-  return (crowd_v)(((crowd_m)a & m) | ((crowd_m)b & ~m));
-}
-static crowd_v v_sqrt(crowd_v v) {
+typedef ik_real crowd_v16 __attribute__((vector_size(16)));
+typedef __typeof__(((crowd_v16){0}) < ((crowd_v16){0})) crowd_m16;
+static inline crowd_v16 sqrt_v16(crowd_v16 v) {
 #if defined(__SSE2__) && defined(IK_REAL_FLOAT)
-  return (crowd_v)_mm_sqrt_ps((__m128)v);
+  return (crowd_v16)_mm_sqrt_ps((__m128)v);
 #elif defined(__SSE2__)
-  return (crowd_v)_mm_sqrt_pd((__m128d)v);
+  return (crowd_v16)_mm_sqrt_pd((__m128d)v);
 #else
   int e;
-  for (e = 0; e < CROWD_VW; e++) v[e] = ik_sqrt(v[e]);
+  for (e = 0; e < (int)(16 / sizeof(ik_real)); e++) v[e] = ik_sqrt(v[e]);
   return v;
 #endif
 }
+#define CL_SUFFIX base
+#define V crowd_v16
+#define M crowd_m16
+#define VW ((int)(16 / sizeof(ik_real)))
+#define VSQRT(v) sqrt_v16(v)
+#include "ik_crowd_lanes_body.h"
+#undef CL_SUFFIX
+#undef V
+#undef M
+#undef VW
+#undef VSQRT
 
-/* world_one across the lanes: ik_quat_rotate, ik_vec3_add, ik_quat_mul and
- * ik_quat_normalize, their operations in their order (none fused: built with
- * -ffp-contract=off), so each lane has the scalar bits; lanes k .. k + CROWD_VW - 1. */
-static void world_lanes(crowd_bone *bone, int b, int p, int k) {
-  const crowd_v qx = v_load(bone[p].rw[0] + k), qy = v_load(bone[p].rw[1] + k),
-                qz = v_load(bone[p].rw[2] + k), qw = v_load(bone[p].rw[3] + k);
-  const crowd_v lx = v_load(bone[b].pl[0] + k), ly = v_load(bone[b].pl[1] + k),
-                lz = v_load(bone[b].pl[2] + k);
-  const crowd_v rx = v_load(bone[b].rl[0] + k), ry = v_load(bone[b].rl[1] + k),
-                rz = v_load(bone[b].rl[2] + k), rw = v_load(bone[b].rl[3] + k);
-  const crowd_v two = v_splat(2);
-  const crowd_v tx = (qy * lz - qz * ly) * two, ty = (qz * lx - qx * lz) * two,
-                tz = (qx * ly - qy * lx) * two;
-  const crowd_v mx = qw * rx + qx * rw + qy * rz - qz * ry, my = qw * ry - qx * rz + qy * rw + qz * rx,
-                mz = qw * rz + qx * ry - qy * rx + qz * rw, mw = qw * rw - qx * rx - qy * ry - qz * rz;
-  const crowd_v len2 = mx * mx + my * my + mz * mz + mw * mw;
-  const crowd_m ok = (len2 > IK_TINY_LEN2) & ((len2 - len2) == (len2 - len2));
-  const crowd_v inv = 1 / v_sqrt(len2), zero = v_splat(0);
-  v_store(bone[b].pw[0] + k, v_load(bone[p].pw[0] + k) + ((lx + tx * qw) + (qy * tz - qz * ty)));
-  v_store(bone[b].pw[1] + k, v_load(bone[p].pw[1] + k) + ((ly + ty * qw) + (qz * tx - qx * tz)));
-  v_store(bone[b].pw[2] + k, v_load(bone[p].pw[2] + k) + ((lz + tz * qw) + (qx * ty - qy * tx)));
-  v_store(bone[b].rw[0] + k, v_sel(ok, mx * inv, zero));
-  v_store(bone[b].rw[1] + k, v_sel(ok, my * inv, zero));
-  v_store(bone[b].rw[2] + k, v_sel(ok, mz * inv, zero));
-  v_store(bone[b].rw[3] + k, v_sel(ok, mw * inv, v_splat(1)));
+#if defined(__x86_64__) || defined(__i386__)
+#define CROWD_AVX2 1
+/* AVX2 (not FMA: a fused multiply-add would round differently from the scalar code). */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+typedef ik_real crowd_v32 __attribute__((vector_size(32)));
+typedef __typeof__(((crowd_v32){0}) < ((crowd_v32){0})) crowd_m32;
+#define CL_SUFFIX avx2
+#define V crowd_v32
+#define M crowd_m32
+#define VW ((int)(32 / sizeof(ik_real)))
+#ifdef IK_REAL_FLOAT
+#define VSQRT(v) ((crowd_v32)_mm256_sqrt_ps((__m256)(v)))
+#else
+#define VSQRT(v) ((crowd_v32)_mm256_sqrt_pd((__m256d)(v)))
+#endif
+#include "ik_crowd_lanes_body.h"
+#undef CL_SUFFIX
+#undef V
+#undef M
+#undef VW
+#undef VSQRT
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+/* Bone b's world transform across the group's lanes, 32-byte vectors where the CPU has
+ * them (the same bits either way). */
+static void world_lanes(crowd_bone *bone, int b, int p) {
+#ifdef CROWD_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    world_avx2(bone, b, p);
+    return;
+  }
+#endif
+  world_base(bone, b, p);
+}
+
+static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CROWD_LANES],
+                        const int *write) {
+#ifdef CROWD_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    local_avx2(bone, b, p, q, write);
+    return;
+  }
+#endif
+  local_base(bone, b, p, q, write);
 }
 #endif
 
@@ -653,7 +679,7 @@ static void forward_group(const ik_crowd *c, crowd_bone *bone, unsigned char *st
     stale[b] = 0;
 #if defined(__GNUC__)
     if (c->parent[b] >= 0) {
-      for (e = 0; e < IK_CROWD_LANES; e += CROWD_VW) world_lanes(bone, b, c->parent[b], e);
+      world_lanes(bone, b, c->parent[b]);
       continue;
     }
 #endif
@@ -675,7 +701,7 @@ static void fresh(const ik_crowd *c, crowd_scratch *s, unsigned char *stale, cro
     }
 #if defined(__GNUC__)
     if (c->parent[b] >= 0) {
-      for (k = 0; k < IK_CROWD_LANES; k += CROWD_VW) world_lanes(bone, b, c->parent[b], k);
+      world_lanes(bone, b, c->parent[b]);
       continue;
     }
 #endif
@@ -776,7 +802,7 @@ static void scatter_group(const ik_crowd *c, crowd_scratch *sc, unsigned char *s
                           crowd_inst *const *in, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
   const int count = d->count, tip = d->bones[count - 1];
-  int live[IK_CROWD_LANES], any = 0, e, i, k;
+  int live[IK_CROWD_LANES], any = 0, e, i;
   for (e = 0; e < IK_CROWD_LANES; e++) {
     live[e] = in[e] && in[e]->chains[j]->now.status == IK_OK;
     if (in[e] && !live[e]) in[e]->failed = 1;
@@ -787,7 +813,7 @@ static void scatter_group(const ik_crowd *c, crowd_scratch *sc, unsigned char *s
   for (i = 0; i < count - 1; i++) {
     const int b = d->bones[i], p = c->parent[b];
     ik_real q[4][IK_CROWD_LANES];
-    crowd_m write[IK_CROWD_LANES / CROWD_VW];
+    int write[IK_CROWD_LANES];
     for (e = 0; e < IK_CROWD_LANES; e++) {
       ik_quat r = ik_quat_identity();
       if (live[e] && !in[e]->chains[j]->now.off) {
@@ -799,35 +825,10 @@ static void scatter_group(const ik_crowd *c, crowd_scratch *sc, unsigned char *s
         }
       }
       q[0][e] = r.x, q[1][e] = r.y, q[2][e] = r.z, q[3][e] = r.w;
-      write[e / CROWD_VW][e % CROWD_VW] = live[e] && !in[e]->chains[j]->now.off ? -1 : 0;
+      write[e] = live[e] && !in[e]->chains[j]->now.off;
     }
     if (p >= 0) fresh(c, sc, stale, bone, -1, p);
-    for (k = 0; k < IK_CROWD_LANES; k += CROWD_VW) {
-      const crowd_v one = v_splat(1), zero = v_splat(0);
-      /* ik_quat_conjugate of the parent's rotation (the identity's for a root) */
-      const crowd_v px = -(p >= 0 ? v_load(bone[p].rw[0] + k) : zero),
-                    py = -(p >= 0 ? v_load(bone[p].rw[1] + k) : zero),
-                    pz = -(p >= 0 ? v_load(bone[p].rw[2] + k) : zero),
-                    pw = p >= 0 ? v_load(bone[p].rw[3] + k) : one;
-      const crowd_v ax = v_load(q[0] + k), ay = v_load(q[1] + k), az = v_load(q[2] + k),
-                    aw = v_load(q[3] + k);
-      const crowd_v alen2 = ax * ax + ay * ay + az * az + aw * aw;
-      const crowd_m aok = (alen2 > IK_TINY_LEN2) & ((alen2 - alen2) == (alen2 - alen2));
-      const crowd_v ainv = 1 / v_sqrt(alen2);
-      const crowd_v bx = v_sel(aok, ax * ainv, zero), by = v_sel(aok, ay * ainv, zero),
-                    bz = v_sel(aok, az * ainv, zero), bw = v_sel(aok, aw * ainv, one);
-      /* ik_quat_mul(conjugate(parent), b), then normalised */
-      const crowd_v mx = pw * bx + px * bw + py * bz - pz * by, my = pw * by - px * bz + py * bw + pz * bx,
-                    mz = pw * bz + px * by - py * bx + pz * bw, mw = pw * bw - px * bx - py * by - pz * bz;
-      const crowd_v len2 = mx * mx + my * my + mz * mz + mw * mw;
-      const crowd_m ok = (len2 > IK_TINY_LEN2) & ((len2 - len2) == (len2 - len2));
-      const crowd_v inv = 1 / v_sqrt(len2);
-      const crowd_m w = write[k / CROWD_VW];
-      v_store(bone[b].rl[0] + k, v_sel(w, v_sel(ok, mx * inv, zero), v_load(bone[b].rl[0] + k)));
-      v_store(bone[b].rl[1] + k, v_sel(w, v_sel(ok, my * inv, zero), v_load(bone[b].rl[1] + k)));
-      v_store(bone[b].rl[2] + k, v_sel(w, v_sel(ok, mz * inv, zero), v_load(bone[b].rl[2] + k)));
-      v_store(bone[b].rl[3] + k, v_sel(w, v_sel(ok, mw * inv, one), v_load(bone[b].rl[3] + k)));
-    }
+    local_lanes(bone, b, p, (const ik_real(*)[IK_CROWD_LANES])q, write);
     mark_stale(c, stale, b);
   }
   fresh(c, sc, stale, bone, -1, tip);
