@@ -73,18 +73,21 @@ async function skinnedChecks(page, what, owner, bone, target, [dx, dy]) {
   await within(page, 1000, () => !window.ikrig.paused);
   const before = await page.evaluate((b) => window.ikrig.modelMatrix(b), bone);
   await drag(page, target, dx, dy);
-  const follows = await within(page, 1500, ([k, b, t]) => {
+  // polled until the node has moved with the drag (a poll before the drag arrives would
+  // find the hand on its target, not yet moved)
+  const from = before && at(before);
+  const follows = await within(page, 3000, ([k, b, t, f]) => {
     const p = window.ikrig.positions, m = window.ikrig.modelMatrix(b);
     const solved = p[k], tgt = p[t];
-    if (!m || !solved || !tgt) return null;
+    if (!m || !solved || !tgt || !f) return null;
     const node = [m[12], m[13], m[14]];
     const d = Math.hypot(solved[0] - tgt[0], solved[1] - tgt[1], solved[2] - tgt[2]);
     const e = Math.hypot(node[0] - solved[0], node[1] - solved[1], node[2] - solved[2]);
-    return d < 0.03 && e < 1e-4 ? { node, solved, d, e } : null;
-  }, [key, bone, target]);
+    const moved = Math.hypot(node[0] - f[0], node[1] - f[1], node[2] - f[2]);
+    return d < 0.03 && e < 1e-4 && moved > 0.05 ? { node, solved, d, e } : null;
+  }, [key, bone, target, from]);
   check(`${what}: dragging ${target} moves the mesh's ${bone} with the solved bone`,
-        follows && before && dist(at(before), follows.node) > 0.05,
-        JSON.stringify({ before: before && at(before), follows }));
+        follows && dist(from, follows.node) > 0.05, JSON.stringify({ before: from, follows }));
 }
 
 // Polls fn (in the page) until it returns a truthy value or ms pass; the value, or null.
