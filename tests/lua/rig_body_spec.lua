@@ -101,6 +101,42 @@ for _, case in ipairs(cases.all()) do
         end)
     end
 
+    it("turns no arm bone more in a frame than 10x its hand tracker's motion seen from the shoulder",
+      function()
+        -- every frame, not only slow ones: the tracker's motion is the angle it turned
+        -- through about the shoulder, the change of its distance from the shoulder (in
+        -- reaches, as radians) or its own rotation, whichever is most
+        local worst, where = 0, ""
+        for _, name in ipairs(paths_of.names) do
+          local last = {}
+          run(case, name, 60, nil, function(body, nodes, f)
+            for _, side in ipairs({ "left", "right" }) do
+              local a = body.arms[side]
+              local now = { off = pos(nodes[side]) - pos(a.upper), bones = {},
+                            q = ik.quat(nodes[side]:get_rotation()) }
+              for i, bone in ipairs({ a.shoulder or a.upper, a.upper, a.lower, a.hand }) do
+                now.bones[i] = ik.quat(bone:get_rotation())
+              end
+              local l = last[side]
+              if l then
+                local moved = math.max(rigs.motion.angle(l.off, now.off), l.q:angle_to(now.q),
+                  (now.off - l.off):length() / a.reach)
+                for i, q in ipairs(now.bones) do
+                  local excess = l.bones[i]:angle_to(q) - 10 * moved
+                  if excess > worst then
+                    worst = excess
+                    where = string.format("%s frame %d %s bone %d: turned %.3g deg, tracker %.3g deg", name, f,
+                      side, i, math.deg(l.bones[i]:angle_to(q)), math.deg(moved))
+                  end
+                end
+              end
+              last[side] = now
+            end
+          end)
+        end
+        assert.is_true(worst <= (float and 1e-3 or 1e-6), where)
+      end)
+
     it("walks 2 m: steps, and ends standing with the head over its feet", function()
       local body = run(case, "walk 2 m", 60)
       assert.is_true(body:step_count() >= 4, "steps: " .. body:step_count())
