@@ -125,8 +125,8 @@ for _, case in ipairs(cases.all()) do
                   local excess = l.bones[i]:angle_to(q) - 10 * moved
                   if excess > worst then
                     worst = excess
-                    where = string.format("%s frame %d %s bone %d: turned %.3g deg, tracker %.3g deg", name, f,
-                      side, i, math.deg(l.bones[i]:angle_to(q)), math.deg(moved))
+                    where = string.format("%s frame %d %s bone %d: turned %.3g deg, tracker %.3g deg", name,
+                      f, side, i, math.deg(l.bones[i]:angle_to(q)), math.deg(moved))
                   end
                 end
               end
@@ -248,8 +248,8 @@ describe("ik.rigs.body", function()
                chest = { target = ct, rotation_weight = 0 } }
     end, function(body) ct:set_position(chest_at + body.forward * 0.08) end)
     local moved = (pos(b.bones.upperChest or b.bones.chest) - chest_at):dot(b.forward)
-    -- the spine, solved for the head, takes some of it back
-    assert.is_true(moved > 0.02, "the chest moved " .. moved)
+    -- the spine, solved for the head, takes some of it back (docs/body.md: 4.0 of 8 cm)
+    assert.is_true(moved > 0.035 and moved < 0.045, "the chest moved " .. moved)
     assert.is_true((pos(b.bones.head) - pos(b.targets.head.target)):length() < 1e-3)
     local h = settle(function(n)
       return { head = n.head, left_hand = n.left, right_hand = n.right,
@@ -258,6 +258,33 @@ describe("ik.rigs.body", function()
     local back = (hips_at - pos(h.bones.hips)):dot(h.forward)
     assert.is_true(math.abs(back - 0.05) < 0.01, "the hips went back " .. back)
   end)
+
+  it("bends an elbow towards its hint by the position weight; the hint's rotation weight does nothing",
+    function()
+      local function elbow(pw, rw)
+        local hint = ik.node{}
+        local nodes = { head = ik.node{}, left = ik.node{}, right = ik.node{} }
+        local targets = { head = nodes.head, left_hand = nodes.left, right_hand = nodes.right,
+                          right_elbow = { target = hint, position_weight = pw, rotation_weight = rw } }
+        local body = make(case, { targets = targets })
+        local paths = paths_of.for_body(body)
+        paths.apply("stand", 0, nodes)
+        local a = body.arms.right
+        -- the hint above the elbow's default side: the elbow goes up with it
+        hint:set_position(pos(a.lower) + body.up * 0.5)
+        body:update(0)
+        for _ = 1, 30 do body:update(1 / 60) end
+        return pos(a.lower), body
+      end
+      local none = elbow(0, 0)
+      local half, body = elbow(0.5, 0)
+      local full = elbow(1, 0)
+      local full_rot = elbow(1, 1)
+      local up = body.up
+      assert.is_true((half - none):dot(up) > 0.01, "half weight raised it " .. (half - none):dot(up))
+      assert.is_true((full - half):dot(up) > 0.01, "full weight raised it " .. (full - half):dot(up))
+      assert.are.equal(0, (full_rot - full):length())
+    end)
 
   it("skips the legs under LOD, and takes a budget", function()
     local body, nodes = make(case, { budget = 2, skip_legs = true })

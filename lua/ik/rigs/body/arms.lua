@@ -94,9 +94,9 @@ end
 -- blended, by weights that vary continuously with the inputs, from the default pole
 -- (behind and below the elbow, carried by the chest), straight out sideways (half as
 -- much: it holds the bend where the default comes onto the line), and where the hand's
--- rotation puts the elbow (at most half of the others' weight); the hint's direction then wins by its weight. Blending
--- directions, not points, keeps the bend from swinging where a blended point would pass
--- near the line.
+-- rotation puts the elbow (at most half of the others' weight); the hint's direction
+-- then wins by its weight. Blending directions, not points, keeps the bend from swinging
+-- where a blended point would pass near the line.
 local function pole_point(a, target, rot, rw, hint, hint_w)
   local u = a.upper:get_position(a._u)
   local axis = target:sub(u, a._s)
