@@ -101,6 +101,42 @@ for _, case in ipairs(cases.all()) do
         end)
     end
 
+    it("turns no arm bone more in a frame than 10x its hand tracker's motion seen from the shoulder",
+      function()
+        -- every frame, not only slow ones: the tracker's motion is the angle it turned
+        -- through about the shoulder, the change of its distance from the shoulder (in
+        -- reaches, as radians) or its own rotation, whichever is most
+        local worst, where = 0, ""
+        for _, name in ipairs(paths_of.names) do
+          local last = {}
+          run(case, name, 60, nil, function(body, nodes, f)
+            for _, side in ipairs({ "left", "right" }) do
+              local a = body.arms[side]
+              local now = { off = pos(nodes[side]) - pos(a.upper), bones = {},
+                            q = ik.quat(nodes[side]:get_rotation()) }
+              for i, bone in ipairs({ a.shoulder or a.upper, a.upper, a.lower, a.hand }) do
+                now.bones[i] = ik.quat(bone:get_rotation())
+              end
+              local l = last[side]
+              if l then
+                local moved = math.max(rigs.motion.angle(l.off, now.off), l.q:angle_to(now.q),
+                  (now.off - l.off):length() / a.reach)
+                for i, q in ipairs(now.bones) do
+                  local excess = l.bones[i]:angle_to(q) - 10 * moved
+                  if excess > worst then
+                    worst = excess
+                    where = string.format("%s frame %d %s bone %d: turned %.3g deg, tracker %.3g deg", name,
+                      f, side, i, math.deg(l.bones[i]:angle_to(q)), math.deg(moved))
+                  end
+                end
+              end
+              last[side] = now
+            end
+          end)
+        end
+        assert.is_true(worst <= (float and 1e-3 or 1e-6), where)
+      end)
+
     it("walks 2 m: steps, and ends standing with the head over its feet", function()
       local body = run(case, "walk 2 m", 60)
       assert.is_true(body:step_count() >= 4, "steps: " .. body:step_count())
@@ -212,8 +248,8 @@ describe("ik.rigs.body", function()
                chest = { target = ct, rotation_weight = 0 } }
     end, function(body) ct:set_position(chest_at + body.forward * 0.08) end)
     local moved = (pos(b.bones.upperChest or b.bones.chest) - chest_at):dot(b.forward)
-    -- the spine, solved for the head, takes some of it back
-    assert.is_true(moved > 0.02, "the chest moved " .. moved)
+    -- the spine, solved for the head, takes some of it back (docs/body.md: 4.0 of 8 cm)
+    assert.is_true(moved > 0.035 and moved < 0.045, "the chest moved " .. moved)
     assert.is_true((pos(b.bones.head) - pos(b.targets.head.target)):length() < 1e-3)
     local h = settle(function(n)
       return { head = n.head, left_hand = n.left, right_hand = n.right,
@@ -222,6 +258,33 @@ describe("ik.rigs.body", function()
     local back = (hips_at - pos(h.bones.hips)):dot(h.forward)
     assert.is_true(math.abs(back - 0.05) < 0.01, "the hips went back " .. back)
   end)
+
+  it("bends an elbow towards its hint by the position weight; the hint's rotation weight does nothing",
+    function()
+      local function elbow(pw, rw)
+        local hint = ik.node{}
+        local nodes = { head = ik.node{}, left = ik.node{}, right = ik.node{} }
+        local targets = { head = nodes.head, left_hand = nodes.left, right_hand = nodes.right,
+                          right_elbow = { target = hint, position_weight = pw, rotation_weight = rw } }
+        local body = make(case, { targets = targets })
+        local paths = paths_of.for_body(body)
+        paths.apply("stand", 0, nodes)
+        local a = body.arms.right
+        -- the hint above the elbow's default side: the elbow goes up with it
+        hint:set_position(pos(a.lower) + body.up * 0.5)
+        body:update(0)
+        for _ = 1, 30 do body:update(1 / 60) end
+        return pos(a.lower), body
+      end
+      local none = elbow(0, 0)
+      local half, body = elbow(0.5, 0)
+      local full = elbow(1, 0)
+      local full_rot = elbow(1, 1)
+      local up = body.up
+      assert.is_true((half - none):dot(up) > 0.01, "half weight raised it " .. (half - none):dot(up))
+      assert.is_true((full - half):dot(up) > 0.01, "full weight raised it " .. (full - half):dot(up))
+      assert.are.equal(0, (full_rot - full):length())
+    end)
 
   it("skips the legs under LOD, and takes a budget", function()
     local body, nodes = make(case, { budget = 2, skip_legs = true })

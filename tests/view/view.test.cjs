@@ -414,6 +414,85 @@ end
       }
     }
 
+    // ---- the body scene: dragging the head walks the body after it, lowering it crouches,
+    // dragging a hand moves the hand bone ----
+    {
+      const bv = await startView(ikrig, ['--scene', 'ik.demo.body_scene', '--port', '0']);
+      const bp = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+      try {
+        await bp.goto(bv.url);
+        const ready = await within(bp, 10000, () => window.ikrig && window.ikrig.frames > 10 &&
+          window.ikrig.positions.head_target && window.ikrig.positions['humanoid.l_foot'] && window.ikrig.frames);
+        check('ikrig view --scene ik.demo.body_scene starts and draws its targets', !!ready);
+        // every frame the page gets: the feet's heights and the hips'
+        await bp.evaluate(() => {
+          const rec = window.bodyRecord = { l: [], r: [], hips: [] };
+          (function sample() {
+            const p = window.ikrig.positions;
+            rec.l.push(p['humanoid.l_foot'][1]);
+            rec.r.push(p['humanoid.r_foot'][1]);
+            rec.hips.push(p['humanoid.hips'][1]);
+            requestAnimationFrame(sample);
+          })();
+        });
+        const feetMid = () => bp.evaluate(() => {
+          const p = window.ikrig.positions, l = p['humanoid.l_foot'], r = p['humanoid.r_foot'];
+          return [(l[0] + r[0]) / 2, (l[2] + r[2]) / 2];
+        });
+        const startFeet = await feetMid();
+        // the head dragged back (-X; the scene's own session walks it forward)
+        await drag(bp, 'head_target', -25, 0);
+        const head = await bp.evaluate(() => window.ikrig.positions.head_target);
+        const walked = await within(bp, 8000, (h) => {
+          const p = window.ikrig.positions, l = p['humanoid.l_foot'], r = p['humanoid.r_foot'];
+          const mx = (l[0] + r[0]) / 2, mz = (l[2] + r[2]) / 2;
+          return Math.hypot(mx - h[0], mz - h[2]) < 0.3 ? [mx, mz] : null;
+        }, head);
+        check(`dragging the head away walks the body after it (feet from ${JSON.stringify(startFeet)} to ` +
+              `${JSON.stringify(walked)}, head at ${JSON.stringify(head)})`,
+              walked && head[0] < startFeet[0] - 0.3 && startFeet[0] - walked[0] > 0.3);
+        await sleep(1000); // standing again
+        const feet = await bp.evaluate(() => {
+          const rec = window.bodyRecord, n = rec.l.length;
+          const lo = [Math.min(...rec.l), Math.min(...rec.r)];
+          let both = 0, lUp = 0, rUp = 0;
+          for (let i = 0; i < n; i++) {
+            const l = rec.l[i] > lo[0] + 0.015, r = rec.r[i] > lo[1] + 0.015;
+            if (l && r) both++;
+            if (l) lUp++;
+            if (r) rUp++;
+          }
+          return { n, both, lUp, rUp };
+        });
+        check(`walking, the feet took turns and were never both up (${JSON.stringify(feet)})`,
+              feet.n > 30 && feet.lUp > 0 && feet.rUp > 0 && feet.both === 0);
+        // the head lowered: the hips come down
+        const hipsBefore = await bp.evaluate(() => window.ikrig.positions['humanoid.hips'][1]);
+        await drag(bp, 'head_target', 0, 9);
+        const headLow = await bp.evaluate(() => window.ikrig.positions.head_target[1]);
+        const hipsLow = await within(bp, 3000, (y) => {
+          const h = window.ikrig.positions['humanoid.hips'][1];
+          return h < y - 0.1 ? h : null;
+        }, hipsBefore);
+        check(`lowering the head crouches: the hips drop (${hipsBefore.toFixed(3)} -> ${hipsLow}, head at ` +
+              `${headLow.toFixed(3)})`, hipsLow !== null);
+        // a hand dragged: the hand bone follows it
+        const handBefore = await bp.evaluate(() => ({ target: window.ikrig.positions.right_hand_target,
+                                                      hand: window.ikrig.positions['humanoid.r_hand'] }));
+        await drag(bp, 'right_hand_target', 3, -4);
+        const followed = await within(bp, 2000, () => {
+          const p = window.ikrig.positions, hand = p['humanoid.r_hand'], t = p.right_hand_target;
+          const d = Math.hypot(hand[0] - t[0], hand[1] - t[1], hand[2] - t[2]);
+          return d < 0.02 ? { hand, t, d } : null;
+        });
+        check(`dragging a hand target moves the hand bone onto it (${JSON.stringify({ handBefore, followed })})`,
+              followed && dist(followed.t, handBefore.target) > 0.05 && dist(followed.hand, handBefore.hand) > 0.05);
+      } finally {
+        await bp.close();
+        await stopView(bv);
+      }
+    }
+
     // ---- ikrig restarts: the page reconnects by itself ----
     const port = view.port;
     await stopView(view);

@@ -7,8 +7,9 @@
 -- Left alone, the targets play a session over a 24 s loop: standing, walking 1.5 m
 -- ahead (+X) and back, reaching overhead, crouching to the floor, turning round,
 -- looking about. Dragged in the live view, a target stays where it was put (the view
--- pins it after `advance`); the hands keep their place about the head, so dragging the
--- head away walks the body after it, and lowering it crouches. The rig script is
+-- pins it after `advance`); the head's session carries on from where it was dragged,
+-- and the hands keep their place about the head, so dragging the head away walks the
+-- body after it, and lowering it crouches. The rig script is
 -- `ik.demo.body`. It keeps the scene contract of `ik.demo.scene` (see its top).
 -- @module ik.demo.body_scene
 
@@ -99,12 +100,18 @@ function M.new()
   local p, h, q, q2 = ik.vec3(), ik.vec3(), ik.quat(), ik.quat()
   local fw, lw, tmp = ik.vec3(), ik.vec3(), ik.vec3()
   local head_home = head_rest - up * HEAD_DROP
+  -- where advance last put the head, and how far it has been moved from there since
+  -- (dragged: the view pins a dragged target after advance), so that the hands are held
+  -- about the head where it is, not where the session would have it
+  local head_set, head_moved = ik.vec3(head_home), ik.vec3()
   function scene:advance(dt)
     self.time = self.time + dt
     local s = session(self.time)
     local n = self.nodes
-    p:set(head_home):add(forward:scale(s.forward, fw), p):add(up:scale(s.up, lw), p)
+    head_moved:add(n.head_target:get_position(h):sub(head_set, h), head_moved)
+    p:set(head_home):add(forward:scale(s.forward, fw), p):add(up:scale(s.up, lw), p):add(head_moved, p)
     n.head_target:set_position(p)
+    n.head_target:get_position(head_set)
     ik.quat.axis_angle(up, s.yaw, q)
     n.head_target:set_rotation(q:mul(ik.quat.axis_angle(left, -s.pitch, q2), q2):mul(frame, q2))
     n.head_target:get_position(h) -- where it is now: dragged or on its path

@@ -58,7 +58,7 @@ function torso.init(self)
   -- the spine bends forward, like a back rounding, towards a point ahead of the chest
   self._spine_pole = ik.pole{ position = { 0, 0, 0 } }
   self.spine = ik.chain{ bones = list, solver = "fabrik", iterations = 20, tolerance = 1e-4,
-                         deterministic = true }
+                         mode = "plain", deterministic = true }
   self._pole_offset = (pos(b.chest or list[math.max(1, #list - 2)]) - hips) + self.forward * 0.5
   -- scratch
   self._tv, self._tq, self._tq2 = ik.vec3(), ik.quat(), ik.quat()
@@ -190,7 +190,17 @@ function torso.solve_spine(self, goal, w, rot, rw)
   chain.pole = self._spine_pole
   chain.weight = min(1, max(0, w))
   local reached, distance = false, 0
-  if w > 0 then reached, distance = chain:solve(goal) end
+  if w > 0 then
+    -- plain sweeps are a continuous function of the goal; refined mode's hand-over to its
+    -- polish is not (the spine turned 14 degrees in a frame), so it only finishes what
+    -- the sweeps leave short, as near full stretch, where the spine has little freedom
+    reached, distance = chain:solve(goal)
+    if not reached then
+      chain.mode = "refined"
+      reached, distance = chain:solve(goal)
+      chain.mode = "plain"
+    end
+  end
   if rot and rw > 0 then
     local head = self.bones.head
     local g = rot:mul(self._head_rot_offset, self._head_q)
