@@ -145,6 +145,16 @@ static void store_positions(const ik__lane_rows *rows, int lane, ik_fabrik_job *
     p[i] = ik_vec3_make(rows->x[i * lanes + lane], rows->y[i * lanes + lane], rows->z[i * lanes + lane]);
 }
 
+/* A 3-joint chain's one-step polish (ik__fabrik_polish_closed), on its positions out of
+ * the lane, then its finish; 0, positions stored but untouched, when it is to polish in
+ * steps. */
+static int polish_closed(const ik__lane_rows *rows, int lane, ik_fabrik_job *job, ik__fabrik_state *s) {
+  store_positions(rows, lane, job);
+  if (!ik__fabrik_polish_closed(job, s)) return 0;
+  ik__fabrik_finish(job, s);
+  return 1;
+}
+
 static ik_vec3 lane_point(const ik__lane_rows *rows, int joint, int lane) {
   const int cell = joint * rows->lanes + lane;
   return ik_vec3_make(rows->x[cell], rows->y[cell], rows->z[cell]);
@@ -434,15 +444,15 @@ static void run_lanes(ik_batch_lanes *work, queue *q, int joints) {
       if (ik__fabrik_next(job, s, lane_point(&work->rows, joints - 1, lane))) continue;
       sweeping &= ~(m & -m);
       /* The sweep's tip_err2 is ik_vec3_dist2(tip, target), bit for bit. */
-      if (ik__fabrik_polish_begin_planeless(job, s, work->rows.tip_err2[lane], &dls)) {
+      if (!ik__fabrik_polish_begin_planeless(job, s, work->rows.tip_err2[lane], &dls)) {
+        store_positions(&work->rows, lane, job);
+        ik__fabrik_finish(job, s);
+      } else if (!(joints == 3 && !s->kinds && polish_closed(&work->rows, lane, job, s))) {
         int free_lane;
         while (polishing == all) polishing = polish_round(work, joints, polishing);
         free_lane = lowest_lane(~polishing & all);
         enter_polish(work, free_lane, lane, work->rows.tip_err2[lane], job, s, &dls);
         polishing |= (ik__lane_mask)1 << free_lane;
-      } else {
-        store_positions(&work->rows, lane, job);
-        ik__fabrik_finish(job, s);
       }
       if (fill_lane(work, lane, q)) sweeping |= m & -m;
     }

@@ -221,16 +221,53 @@ void ik__fabrik_finish(ik_fabrik_job *job, const ik__fabrik_state *s) {
   ik__set_result(&job->result, &job->chain, job->target, job->tolerance, s->iterations);
 }
 
+/* An unconstrained 3-joint chain's polish in one step: the pose its steps converge to.
+ * After the sweeps the chain and target lie in one plane (the tip sits on the line from
+ * the mid joint to the target), and the steps turn the joints about its normal, so they
+ * end where the law of cosines puts the mid joint, on its side of the root-target line.
+ * 0, the chain untouched, when the steps must run: constraints, or the mid joint nearly
+ * on that line (no side to keep). */
+int ik__fabrik_polish_closed(ik_fabrik_job *job, ik__fabrik_state *s) {
+  ik_vec3 *p = job->chain.positions;
+  const ik_real *len = job->chain.lengths;
+  const ik_real upper_len = len[0], lower_len = len[1];
+  const ik_real reach = upper_len + lower_len, min_reach = ik_fabs(upper_len - lower_len);
+  const ik_vec3 root_target = ik_vec3_sub(job->target, p[0]), root_mid = ik_vec3_sub(p[1], p[0]);
+  ik_vec3 aim, off;
+  ik_real goal_len, off_len2, along, across, half_inv;
+  if (job->chain.count != 3 || s->kinds) return 0;
+  /* may_polish: the target lies beyond the fold reach (min_reach here) and within reach. */
+  goal_len = ik_sqrt(ik_vec3_len2(root_target));
+  aim = ik_vec3_scale(root_target, 1 / goal_len);
+  off = ik_vec3_madd(root_mid, aim, -ik_vec3_dot(root_mid, aim));
+  off_len2 = ik_vec3_len2(off);
+  if (!(off_len2 > IK__LINE_FRACTION * IK__LINE_FRACTION * upper_len * upper_len)) return 0;
+  goal_len = ik_clamp(goal_len, min_reach, reach);
+  /* 2 * l1 * d * (cos, sin) of the angle at the root, as ik_two_bone.c's solve; the mid
+   * joint l1 * (cos, sin) out. */
+  along = goal_len * goal_len + (upper_len - lower_len) * reach;
+  across = ik_sqrt((reach + goal_len) * (reach - goal_len)) *
+           ik_sqrt((goal_len + min_reach) * (goal_len - min_reach));
+  half_inv = 1 / (2 * goal_len);
+  p[1] = ik_vec3_add(p[0], ik_vec3_add(ik_vec3_scale(aim, along * half_inv),
+                                       ik_vec3_scale(off, across * half_inv / ik_sqrt(off_len2))));
+  p[2] = ik_vec3_madd(p[1], ik_vec3_normalize_or(ik_vec3_sub(job->target, p[1]), aim), lower_len);
+  s->iterations++;
+  return 1;
+}
+
 /* Refined mode's finish: damped least-squares steps (ik_dls.c's, with the constraint
  * pass after each) from where the sweeps left the chain, until the tip is there or the
- * budget is spent. */
+ * budget is spent; for 3 joints, the step they converge to (ik__fabrik_polish_closed). */
 void ik__fabrik_end(ik_fabrik_job *job, ik__fabrik_state *s, ik__best *best) {
   const ik_chain *chain = &job->chain;
   const ik_vec3 *tip = &chain->positions[chain->count - 1];
   ik__dls_state dls;
-  if (ik__fabrik_polish_begin(job, s, &dls)) {
+  if (s->may_polish && ik__fabrik_polish_begin_planeless(job, s, ik_vec3_dist2(*tip, job->target), &dls) &&
+      !ik__fabrik_polish_closed(job, s)) {
     const ik_real floor_len2 = ik__fabrik_polish_floor2(s);
     ik_real err2 = ik_vec3_dist2(*tip, job->target);
+    dls.plane_n = ik__plane_normal(chain->positions, chain->count, job->target, s->total_len);
     do {
       dls.lambda2 = floor_len2 + err2;
       ik__dls_step(&dls, chain, job->target);

@@ -24,8 +24,10 @@ typedef enum ik_fabrik_mode {
    * iteration budget: near the target, once the sweeps slow down (or when the budget
    * left is small), damped least-squares steps take over (with the constraint pass
    * after each), which converge about quadratically where FABRIK crawls. The poses
-   * stay FABRIK's: the steps are small, minimal corrections. Each step counts as an
-   * iteration. A budget of 1 is the plain sweep (see ik_fabrik.c for figures). */
+   * stay FABRIK's: the steps are small, minimal corrections. An unconstrained 3-joint
+   * chain takes the one step they converge to (its mid joint where the law of cosines
+   * puts it, in the chain's plane). Each step counts as an iteration. A budget of 1 is
+   * the plain sweep (see ik_fabrik.c for figures). */
   IK_FABRIK_REFINED
 } ik_fabrik_mode;
 

@@ -98,7 +98,7 @@ void ik__fabrik_run_valid(ik_fabrik_job *job);
  * (refined: the polish, scalar, counted in s->iterations), the best pose back when best
  * is not NULL and the last is worse (ik__best_restore), the pole, the result. It is
  *
- *     if (ik__fabrik_polish_begin(job, &s, &dls)) {
+ *     if (ik__fabrik_polish_begin(job, &s, &dls) && !ik__fabrik_polish_closed(job, &s)) {
  *       err2 = |tip - target|^2;
  *       do {
  *         dls.lambda2 = ik__fabrik_polish_floor2(&s) + err2;
@@ -121,6 +121,11 @@ int ik__fabrik_polish_begin(ik_fabrik_job *job, const ik__fabrik_state *s, ik__d
  * target and total length) before the first step. */
 int ik__fabrik_polish_begin_planeless(const ik_fabrik_job *job, const ik__fabrik_state *s, ik_real err2,
                                       ik__dls_state *dls);
+
+/* Refined mode's polish of an unconstrained 3-joint chain in one step, after
+ * ik__fabrik_polish_begin_planeless: 1 when it placed the chain (counted in
+ * s->iterations, no steps to take), 0 when the steps are to run. */
+int ik__fabrik_polish_closed(ik_fabrik_job *job, ik__fabrik_state *s);
 
 /* The polish's damping floor, squared: a step's lambda^2 is this plus |error|^2. */
 ik_real ik__fabrik_polish_floor2(const ik__fabrik_state *s);

@@ -35,14 +35,6 @@ static int values_in_range(const ik_two_bone_job *job) {
          ik_real_is_finite(job->softness) && ik_real_is_finite(job->tolerance);
 }
 
-/* ik__check_reach's test. */
-static int within_reach(ik_vec3 root, ik_real total_len) {
-  ik_real root_max = ik_fabs(root.x);
-  if (ik_fabs(root.y) > root_max) root_max = ik_fabs(root.y);
-  if (ik_fabs(root.z) > root_max) root_max = ik_fabs(root.z);
-  return root_max + total_len <= IK_REAL_MAX_REACH;
-}
-
 /* Names the first value out of range or not finite (IK_OK when none is). */
 static ik_status check_values(const ik_two_bone_job *job, ik_error *err) {
   ik_status status;
@@ -74,7 +66,7 @@ static ik_status validate(const ik_two_bone_job *job, ik_error *err, ik_real *le
     lengths[i] = ik_sqrt(len2);
   }
   /* The limb's reach, as a chain's (ik_chain.h), so the solved limb is valid input again. */
-  if (!within_reach(job->positions[0], lengths[0] + lengths[1]) &&
+  if (!ik__reach_ok(job->positions[0], lengths[0] + lengths[1]) &&
       (status = ik__check_reach(job->positions[0], lengths[0] + lengths[1], err, "positions")) != IK_OK)
     return status;
   if (job->tolerance < 0) return ik__fail(err, IK_E_TOLERANCE, "tolerance", -1);
@@ -198,11 +190,35 @@ static void solve(const ik_two_bone_job *job, const ik_real *lengths) {
   positions_ws[2] = ik_vec3_madd(solved_mid_ws, lower_dir_ws, lower_len);
 }
 
+/* validate's common case folded into the lengths' measuring, in one branchless test:
+ * the magnitudes' sums axis by axis in range (so every coordinate is, and none is NaN or
+ * infinite), both bones of a length, the reach, the settings in their ranges (which no
+ * NaN is); 0 when validate must be asked (it names the fault, or finds none). The
+ * lengths are validate's, bit for bit. */
+static int quick_valid(const ik_two_bone_job *job, ik_real *lengths) {
+  const ik_vec3 *p = job->positions;
+  const ik_real upper_len2 = ik_vec3_dist2(p[0], p[1]), lower_len2 = ik_vec3_dist2(p[1], p[2]);
+  ik_vec3 sums = ik_vec3_zero();
+  ik__add_magnitudes(&sums, p[0]);
+  ik__add_magnitudes(&sums, p[1]);
+  ik__add_magnitudes(&sums, p[2]);
+  ik__add_magnitudes(&sums, job->target);
+  if (job->has_pole) ik__add_magnitudes(&sums, job->pole);
+  lengths[0] = ik_sqrt(upper_len2);
+  lengths[1] = ik_sqrt(lower_len2);
+  return ik__sums_in_range(sums) & (upper_len2 > IK_TINY_LEN2) & (lower_len2 > IK_TINY_LEN2) &
+         ik__reach_ok(p[0], lengths[0] + lengths[1]) & (job->tolerance >= 0) &
+         ik_real_is_finite(job->tolerance) & (job->weight >= 0) & (job->weight <= 1) & (job->softness >= 0) &
+         (job->softness < 1);
+}
+
 ik_status ik_two_bone_run(ik_two_bone_job *job) {
   ik_real lengths[2];
-  const ik_status status = validate(job, NULL, lengths);
   ik_vec3 input_ws[3];
-  if (status != IK_OK) return status;
+  if (!job || !job->positions || !quick_valid(job, lengths)) {
+    const ik_status status = validate(job, NULL, lengths);
+    if (status != IK_OK) return status;
+  }
 
   /* weight 0 leaves the pose as it is, bit for bit, without solving and blending back. */
   if (job->weight >= 1) {

@@ -289,13 +289,14 @@ static ik_status run_two_bone(ik_bone_chain *c, ik_result *r) {
   ik_pole_job pj;
   ik_status st;
   fill_two_bone(c, &job);
-  st = ik_two_bone_validate(&job, NULL);
-  if (st == IK_OK && pole_pass) {
+  /* Without the pole pass, the job's run validates alike, and refuses leaving the limb. */
+  if (pole_pass) {
+    st = ik_two_bone_validate(&job, NULL);
     ik_pole_job_init(&pj, c->positions, 3, c->now.pole.position);
     pj.weight = c->now.pole.weight;
-    st = ik_pole_validate(&pj, NULL);
+    if (st == IK_OK) st = ik_pole_validate(&pj, NULL);
+    if (st != IK_OK) return st;
   }
-  if (st != IK_OK) return st;
   st = ik_two_bone_run(&job);
   if (st == IK_OK && pole_pass) st = ik_pole_run(&pj);
   *r = job.result;

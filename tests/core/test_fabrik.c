@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ik_two_bone.h"
 #include "test_util.h"
 
 #define MAXJ 128
@@ -484,6 +485,45 @@ static void refined_reaches_where_plain_crawls(void **state) {
   assert_unit_bones(refined_p, 30);
 }
 
+/* A 3-joint chain's polish is one step to where its steps converge (the sweeps leave the
+ * chain and target in one plane, the steps turn it in that plane): the tip lands on the
+ * target to rounding, the bones keep their lengths, and the two-bone job, which puts
+ * the mid joint by the law of cosines on its side of the root-target line, finds
+ * nothing to move. Damped steps stop within the tolerance, short of that. */
+static void three_joint_polish_lands_where_its_steps_converge(void **state) {
+  t_rng r = t_rng_make(0x3a1f);
+  const int cases = t_cases(400);
+  int c, polished = 0;
+  (void)state;
+  for (c = 0; c < cases; c++) {
+    ik_vec3 p[3], solved[3];
+    ik_real len[2];
+    ik_chain chain;
+    ik_fabrik_job job;
+    ik_two_bone_job check;
+    ik_real total, fold, dist;
+    t_random_chain(&r, p, len, 3, 0.3, 1.5, t_uniform(&r, 0.2, 2.5));
+    total = len[0] + len[1];
+    fold = ik_fabs(len[0] - len[1]);
+    dist = (ik_real)t_uniform(&r, (double)fold + 0.05 * (double)total, 0.95 * (double)total);
+    ik_chain_init(&chain, p, 3, len);
+    ik_fabrik_job_init(&job, &chain, ik_vec3_scale(t_unit_vector(&r), dist));
+    job.tolerance = (ik_real)1e-6 * total;
+    job.max_iterations = 10;
+    assert_int_equal(ik_fabrik_run(&job), IK_OK);
+    assert_near(t_max_length_error(p, len, 3), 0, T_LEN_REL);
+    if (!(job.result.distance <= 64 * IK_REAL_EPSILON * total)) continue;
+    polished++;
+    memcpy(solved, p, sizeof solved);
+    ik_two_bone_job_init(&check, p, job.target);
+    assert_int_equal(ik_two_bone_run(&check), IK_OK);
+    assert_true(ik_vec3_dist(p[1], solved[1]) <= 64 * IK_REAL_EPSILON * total);
+  }
+  /* Over half of these polish (the others' sweeps get within the tolerance alone); damped
+   * steps land none. */
+  assert_true(polished * 3 >= cases);
+}
+
 static int in_plain_mode(void **state) {
   (void)state;
   fabrik_mode = IK_FABRIK_PLAIN;
@@ -525,6 +565,7 @@ int main(void) {
       cmocka_unit_test(refined_with_one_iteration_is_one_plain_sweep),
       cmocka_unit_test(refined_with_two_iterations_sweeps_then_polishes),
       cmocka_unit_test(refined_reaches_where_plain_crawls),
+      cmocka_unit_test(three_joint_polish_lands_where_its_steps_converge),
   };
   int failed = cmocka_run_group_tests_name("plain", tests, in_plain_mode, NULL);
   failed += cmocka_run_group_tests_name("refined", tests, in_refined_mode, NULL);
