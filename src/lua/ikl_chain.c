@@ -889,6 +889,54 @@ static int chain_solve(lua_State *L) {
   return push_result(L, ikl_chain_scatter(L, c, 1));
 }
 
+/* ---- ik.core._chain_ffi: chain:solve(vec3) without the Lua C API (LuaJIT) ---- */
+
+/* chain_solve for an open point chain, a vec3 target and an ik.pole (or none), the
+ * common case it takes without L: *out gets the distance and sweeps and it returns
+ * whether the tip reached; -1 (nothing touched) for every other case, which the caller
+ * hands to chain_solve so that refusals keep their messages. `chain` comes from
+ * _chain_ffi and `target` is an ik.vec3's block, both checked by lua/ik/fast.lua. */
+static int chain_solve_ffi(void *chain, const void *target, double *out) {
+  ikl_chain *c = (ikl_chain *)chain;
+  ik_vec3 v;
+  memcpy(&v, target, sizeof v);
+  if (c->closed || c->bound || c->pole_is_transform || (c->pole && c->pole->closed) || !ikl_vec3_usable(v))
+    return -1;
+  ik_bone_chain_begin(c);
+  c->now.target = v;
+  c->now.target_rotation = ik_quat_identity();
+  c->now.pole.has = c->pole != NULL;
+  if (c->pole) {
+    c->now.pole.position = c->pole->position;
+    c->now.pole.weight = c->pole->weight;
+  }
+  ik_bone_chain_solve(c);
+  if (c->now.status != IK_OK) return -1; /* a bug (see ikl_chain_scatter): said by chain_solve */
+  out[0] = (lua_Number)c->now.result.distance;
+  out[1] = (lua_Number)c->now.result.iterations;
+  return c->now.result.reached != 0;
+}
+
+/* _chain_ffi(): chain_solve_ffi as a light userdata; _chain_ffi(c): the block of c
+ * when c is an open ik.chain, else nil. Only lua/ik/fast.lua holds it (lua/ik/init.lua
+ * takes it out of ik.core; a rig script's ik.core lacks it). */
+static int chain_ffi(lua_State *L) {
+  ikl_chain *c;
+  if (lua_isnone(L, 1)) {
+    int (*fn)(void *, const void *, double *) = chain_solve_ffi;
+    void *p;
+    memcpy(&p, &fn, sizeof p);
+    lua_pushlightuserdata(L, p);
+    return 1;
+  }
+  c = (ikl_chain *)luaL_testudata(L, 1, IKL_CHAIN);
+  if (c && !c->closed)
+    lua_pushlightuserdata(L, c);
+  else
+    lua_pushnil(L);
+  return 1;
+}
+
 /* ---- pose access ---- */
 
 /* Joint i (0-based): a point chain's own, or a bone chain's bone read now. */
@@ -1244,4 +1292,6 @@ void ikl_open_chain(lua_State *L) {
   lua_pop(L, 3);
   lua_pushcfunction(L, chain_new);
   lua_setfield(L, -2, "chain");
+  lua_pushcfunction(L, chain_ffi);
+  lua_setfield(L, -2, "_chain_ffi");
 }

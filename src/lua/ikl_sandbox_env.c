@@ -715,6 +715,8 @@ void ikl_sandbox_open_env(lua_State *C, const char *ik_path, const char *dir) {
   lua_setfield(C, -2, "sandbox");
   lua_pushnil(C); /* patterns with a budget of their own choosing */
   lua_setfield(C, -2, "_sandbox_patterns");
+  lua_pushnil(C); /* chain addresses, for LuaJIT's ffi, which scripts never have */
+  lua_setfield(C, -2, "_chain_ffi");
   lua_pushnil(C); /* reads files (import_string too: external buffers) */
   lua_setfield(C, -2, "import");
   lua_pushnil(C);

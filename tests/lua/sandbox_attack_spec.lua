@@ -53,6 +53,11 @@ local ATTACKS = {
   { name = "requires io", kind = "error", message = NOT_AVAILABLE, top = "require('io')" },
   { name = "requires debug", kind = "error", message = NOT_AVAILABLE, top = "require('debug')" },
   { name = "requires ffi", kind = "error", message = NOT_AVAILABLE, top = "require('ffi')" },
+  { name = "requires LuaJIT's ffi path of chain:solve", kind = "error", message = NOT_AVAILABLE,
+    top = "require('ik.fast')" },
+  { name = "looks for the chains' addresses", kind = "running",
+    top = "assert(ik._chain_ffi == nil and require('ik.core')._chain_ffi == nil and jit == nil and "
+      .. "not pcall(require, 'jit') and not pcall(require, 'ffi'))" },
   { name = "requires the runtime", kind = "error", message = NOT_AVAILABLE, top = "require('ik.runtime')" },
   { name = "looks for the module's dangerous parts", kind = "running",
     top = "assert(ik.watch == nil and ik.sandbox == nil and string.dump == nil and newproxy == nil and "
