@@ -20,12 +20,22 @@ local rigs = require("ik.rigs")
 local jit = rawget(_G, "jit")
 local DT = 1 / 60
 
+-- Calls itself n deep: grows the running thread's Lua stack.
+local function deep(n)
+  if n > 0 then
+    return 1 + deep(n - 1)
+  end
+  return 0
+end
+
 -- Bytes allocated by `frames` calls of step. A collection shrinks Lua 5.4's list of call
--- records, which the next deep call grows back: Lua's bookkeeping, not the frame's, so
--- one frame runs between the collection and the count.
+-- records, and LuaJIT's stack of the running thread, which a deeper call grows back:
+-- Lua's bookkeeping, not the frame's, so one frame runs between the collection and the
+-- count, after the stack is grown past any frame's depth.
 local function allocated(frames, step)
   collectgarbage("collect")
   collectgarbage("stop")
+  deep(2000)
   step()
   local before = collectgarbage("count")
   for _ = 1, frames do step() end
