@@ -460,8 +460,9 @@ def message_sizes(view, good):
     grew = (hwm1 - hwm0) / 1024
     # civetweb allocates the declared length (untouched pages cost nothing), but under
     # AddressSanitizer poisoning it writes an eighth of it in shadow memory
-    # (the guard looks every 2 ms; on a busy machine it may look later: a third of the frame)
-    allowed = 32 + (declared / 8 / 2**20 if view.sanitized() else 0)
+    # (the guard looks every 2 ms; on a busy machine it may look later: up to half the
+    # frame, 36 MB seen once; a guard that does not cut lets it grow by the whole 100 MB)
+    allowed = 48 + (declared / 8 / 2**20 if view.sanitized() else 0)
     check(f"a 100 MB text frame is cut off after {sent / 2**20:.1f} MB sent; ikrig's VmHWM grew {grew:.1f} MB "
           f"(at most {allowed:.1f}), VmRSS {rss0 // 1024} -> {rss1 // 1024} MB",
           st == 101 and refused and sent < 64 << 20 and grew <= allowed, f"HTTP {st}, refused {refused}")
