@@ -1,4 +1,4 @@
---- The scene of `ikrig view --model FILE`: a glTF/GLB/VRM character of the user's own,
+--- The scene of `ikrig view` with a model file: a glTF/GLB/VRM character of the user's own,
 -- imported (`ik.import`) and driven by `ik.rigs.humanoid` from its humanoid map.
 --
 -- The model's skeleton is the scene's skeleton `model`, at the file's rest pose and
