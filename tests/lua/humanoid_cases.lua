@@ -6,15 +6,7 @@ local ik = require("ik")
 
 local DIR = "tests/data/characters/"
 
-local BUILT_IN = {
-  hips = "hips", spine = "spine", chest = "chest", neck = "neck", head = "head",
-  leftShoulder = "l_shoulder", leftUpperArm = "l_upper_arm", leftLowerArm = "l_lower_arm",
-  leftHand = "l_hand", rightShoulder = "r_shoulder", rightUpperArm = "r_upper_arm",
-  rightLowerArm = "r_lower_arm", rightHand = "r_hand", leftUpperLeg = "l_upper_leg",
-  leftLowerLeg = "l_lower_leg", leftFoot = "l_foot", leftToes = "l_toes",
-  rightUpperLeg = "r_upper_leg", rightLowerLeg = "r_lower_leg", rightFoot = "r_foot",
-  rightToes = "r_toes",
-}
+local BUILT_IN = require("ik.demo.scene").humanoid_map
 
 local C = {}
 

@@ -12,20 +12,11 @@ local rigs = require("ik.rigs")
 local STEP_TIME = 0.35 -- s a step takes
 local CROUCH = 0.75 -- share of the head's drop the hips take
 
-local MAP = {
-  hips = "hips", spine = "spine", chest = "chest", neck = "neck", head = "head",
-  leftShoulder = "l_shoulder", leftUpperArm = "l_upper_arm", leftLowerArm = "l_lower_arm",
-  leftHand = "l_hand", rightShoulder = "r_shoulder", rightUpperArm = "r_upper_arm",
-  rightLowerArm = "r_lower_arm", rightHand = "r_hand", leftUpperLeg = "l_upper_leg",
-  leftLowerLeg = "l_lower_leg", leftFoot = "l_foot", leftToes = "l_toes",
-  rightUpperLeg = "r_upper_leg", rightLowerLeg = "r_lower_leg", rightFoot = "r_foot",
-  rightToes = "r_toes",
-}
 
 local nodes = scene.nodes
 
 state.body = state.body or rigs.body{
-  skeleton = scene.skeletons.humanoid, map = MAP, ground = scene.ground,
+  skeleton = scene.skeletons.humanoid, map = scene.params.humanoid.map, ground = scene.ground,
   foot_offset = scene.params.humanoid.foot_offset, reset_pose = true,
   targets = { head = nodes.head_target, left_hand = nodes.left_hand_target,
               right_hand = nodes.right_hand_target },

@@ -91,7 +91,7 @@ function M.new()
     poles = {},
     trails = { "humanoid.l_foot", "humanoid.r_foot" },
     time = 0,
-    params = { humanoid = { foot_offset = foot_offset } },
+    params = { humanoid = { foot_offset = foot_offset, map = demo.params.humanoid.map } },
   }
 
   -- The head goes along the session (unless dragged: the view puts it back); the hands

@@ -40,9 +40,9 @@
 --
 -- This scene also has `time` (seconds advanced so far), `walked` (metres along the
 -- robot's loop) and `params`, what its rig scripts need to know about the bodies:
--- `params.humanoid.foot_offset` (ankle above sole), `params.walker.body_height`,
--- `.foot_offset`, `.legs` (a list of `{ name, side }`, side 1 on the robot's left) and
--- `.tail` (its tail's bone names, root to tip).
+-- `params.humanoid.foot_offset` (ankle above sole) and `.map` (its humanoid map),
+-- `params.walker.body_height`, `.foot_offset`, `.legs` (a list of `{ name, side }`,
+-- side 1 on the robot's left) and `.tail` (its tail's bone names, root to tip).
 -- @module ik.demo.scene
 
 local ik = require("ik")
@@ -53,6 +53,18 @@ local M = {}
 --- The rig scripts that drive this scene when no script is given, by module name, in
 -- the order they run.
 M.scripts = { "ik.demo.humanoid", "ik.demo.walker" }
+
+--- The demo humanoid's humanoid map (role -> bone name), as `ik.rigs.humanoid` and
+-- `ik.rigs.body` take it; also the scene's `params.humanoid.map`.
+M.humanoid_map = {
+  hips = "hips", spine = "spine", chest = "chest", neck = "neck", head = "head",
+  leftShoulder = "l_shoulder", leftUpperArm = "l_upper_arm", leftLowerArm = "l_lower_arm",
+  leftHand = "l_hand", rightShoulder = "r_shoulder", rightUpperArm = "r_upper_arm",
+  rightLowerArm = "r_lower_arm", rightHand = "r_hand", leftUpperLeg = "l_upper_leg",
+  leftLowerLeg = "l_lower_leg", leftFoot = "l_foot", leftToes = "l_toes",
+  rightUpperLeg = "r_upper_leg", rightLowerLeg = "r_lower_leg", rightFoot = "r_foot",
+  rightToes = "r_toes",
+}
 
 local sin, cos, pi = math.sin, math.cos, math.pi
 
@@ -248,7 +260,7 @@ function M.new()
     time = 0,
     walked = START_S, -- metres along the walker's loop
     params = {
-      humanoid = { foot_offset = FOOT_OFFSET },
+      humanoid = { foot_offset = FOOT_OFFSET, map = M.humanoid_map },
       walker = { body_height = WALKER_BODY_HEIGHT, foot_offset = WALKER_FOOT_OFFSET, legs = {},
                  tail = { "tail" } },
     },
