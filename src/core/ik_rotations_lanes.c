@@ -17,29 +17,11 @@ int ik__rotations_lane_able(const ik_rotations_job *job) {
 
 #if defined(__GNUC__)
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "ik_lanes_real.h"
 
 #define RL_CAT2(a, b) a##_##b
 #define RL_CAT(a, b) RL_CAT2(a, b)
 #define RL_(x) RL_CAT(x, RL_SUFFIX)
-
-typedef ik_real ik__rv16 __attribute__((vector_size(16)));
-typedef __typeof__(((ik__rv16){0} < (ik__rv16){0})[0]) ik__rl_int;
-typedef ik__rl_int ik__rm16 __attribute__((vector_size(16)));
-
-static inline ik__rv16 sqrt_v16(ik__rv16 v) {
-#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
-  return (ik__rv16)_mm_sqrt_ps((__m128)v);
-#elif defined(__SSE2__)
-  return (ik__rv16)_mm_sqrt_pd((__m128d)v);
-#else
-  int e;
-  for (e = 0; e < (int)(16 / sizeof(ik_real)); e++) v[e] = ik_sqrt(v[e]);
-  return v;
-#endif
-}
 
 #define RL_SUFFIX base
 #define RL_NAME lanes_base
@@ -47,7 +29,7 @@ static inline ik__rv16 sqrt_v16(ik__rv16 v) {
 #define V ik__rv16
 #define M ik__rm16
 #define RL_W ((int)(16 / sizeof(ik_real)))
-#define RL_SQRT(v) sqrt_v16(v)
+#define RL_SQRT(v) ik__sqrt_v16(v)
 #include "ik_rotations_lanes_body.h"
 #undef RL_SUFFIX
 #undef RL_NAME
@@ -74,11 +56,7 @@ typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
 #define V ik__rv32
 #define M ik__rm32
 #define RL_W ((int)(32 / sizeof(ik_real)))
-#ifdef IK_REAL_FLOAT
-#define RL_SQRT(v) ((ik__rv32)_mm256_sqrt_ps((__m256)(v)))
-#else
-#define RL_SQRT(v) ((ik__rv32)_mm256_sqrt_pd((__m256d)(v)))
-#endif
+#define RL_SQRT(v) IK__SQRT_V32(ik__rv32, v)
 #include "ik_rotations_lanes_body.h"
 #if defined(__clang__)
 #pragma clang attribute pop

@@ -587,24 +587,12 @@ static void world_one(const ik_crowd *c, crowd_bone *bone, int b, int e) {
 #define CL_CAT(a, b) CL_CAT2(a, b)
 #define CL_(x) CL_CAT(x, CL_SUFFIX)
 
-typedef ik_real crowd_v16 __attribute__((vector_size(16)));
-typedef __typeof__(((crowd_v16){0}) < ((crowd_v16){0})) crowd_m16;
-static inline crowd_v16 sqrt_v16(crowd_v16 v) {
-#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
-  return (crowd_v16)_mm_sqrt_ps((__m128)v);
-#elif defined(__SSE2__)
-  return (crowd_v16)_mm_sqrt_pd((__m128d)v);
-#else
-  int e;
-  for (e = 0; e < (int)(16 / sizeof(ik_real)); e++) v[e] = ik_sqrt(v[e]);
-  return v;
-#endif
-}
+#include "ik_lanes_real.h"
 #define CL_SUFFIX base
-#define V crowd_v16
-#define M crowd_m16
+#define V ik__rv16
+#define M ik__rm16
 #define VW ((int)(16 / sizeof(ik_real)))
-#define VSQRT(v) sqrt_v16(v)
+#define VSQRT(v) ik__sqrt_v16(v)
 #include "ik_crowd_lanes_body.h"
 #undef CL_SUFFIX
 #undef V
@@ -627,11 +615,7 @@ typedef __typeof__(((crowd_v32){0}) < ((crowd_v32){0})) crowd_m32;
 #define V crowd_v32
 #define M crowd_m32
 #define VW ((int)(32 / sizeof(ik_real)))
-#ifdef IK_REAL_FLOAT
-#define VSQRT(v) ((crowd_v32)_mm256_sqrt_ps((__m256)(v)))
-#else
-#define VSQRT(v) ((crowd_v32)_mm256_sqrt_pd((__m256d)(v)))
-#endif
+#define VSQRT(v) IK__SQRT_V32(crowd_v32, v)
 #include "ik_crowd_lanes_body.h"
 #undef CL_SUFFIX
 #undef V
