@@ -46,6 +46,10 @@ typedef struct ikl_constraint {
  * IKL_MAX_ITERATIONS sweeps (ik.chain's and ik.tree's iteration caps). */
 #define IKL_MAX_ITERATIONS 10000
 #define IKL_SOLVE_WORK (1L << 20)
+/* Charges `moves` joint moves a solve did to the instruction budget of the sandbox L runs
+ * in, if any (one a move): a script's loop of solves is bounded by its budget as its own
+ * instructions are, each solve by IKL_SOLVE_WORK (ikl_sandbox.c). */
+void ikl_charge_solve(lua_State *L, double moves);
 
 /* ---- type openers (each leaves the module table where it found it) ---- */
 void ikl_open_vec3(lua_State *L);

@@ -266,12 +266,17 @@ static lua_Number check_field_number(lua_State *L, int v, const char *field, con
   return lua_tonumber(L, v);
 }
 
+/* Joint moves an iteration of c's solver makes (a CCD sweep moves every joint after each
+ * joint it turns). */
+static double moves_per_iteration(const ikl_chain *c, int solver) {
+  return solver == IK_BONE_CHAIN_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
+}
+
 /* Most iterations a solve of c with `solver` may run: IKL_SOLVE_WORK joint moves in
  * all (a CCD sweep moves every joint after each joint it turns), and never more than
  * IKL_MAX_ITERATIONS; 0 when one iteration is already too dear. */
 static int most_iterations(const ikl_chain *c, int solver) {
-  const double per = solver == IK_BONE_CHAIN_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
-  const double most = (double)IKL_SOLVE_WORK / per;
+  const double most = (double)IKL_SOLVE_WORK / moves_per_iteration(c, solver);
   return most >= IKL_MAX_ITERATIONS ? IKL_MAX_ITERATIONS : (int)most;
 }
 
@@ -881,12 +886,15 @@ ikl_chain *ikl_tochain(lua_State *L, int idx) { return (ikl_chain *)luaL_testuda
 static int chain_solve(lua_State *L) {
   ikl_chain *c = check_open_up(L, 1, 1);
   const ik_vec3 *v = c->bound ? NULL : (const ik_vec3 *)test_upvalue_meta(L, 2, 2);
+  const ik_result *r;
   if (v && ikl_vec3_usable(*v))
     point_gather_given(L, c, 1, *v);
   else
     ikl_chain_gather(L, c, 1, 2, 0);
   ik_bone_chain_solve(c);
-  return push_result(L, ikl_chain_scatter(L, c, 1));
+  r = ikl_chain_scatter(L, c, 1);
+  ikl_charge_solve(L, (double)r->iterations * moves_per_iteration(c, c->solver));
+  return push_result(L, r);
 }
 
 /* ---- ik.core._chain_ffi: chain:solve(vec3) without the Lua C API (LuaJIT) ---- */

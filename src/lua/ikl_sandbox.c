@@ -107,6 +107,11 @@ void ikl_sandbox_reraise(lua_State *L, ikl_sandbox *sb) {
   lua_error(L);
 }
 
+void ikl_charge_solve(lua_State *L, double moves) {
+  ikl_sandbox *sb = ikl_sandbox_of(L);
+  if (sb) ikl_sandbox_charge(L, sb, moves);
+}
+
 void ikl_sandbox_charge(lua_State *L, ikl_sandbox *sb, double n) {
   char what[96];
   if (!sb->active) return;

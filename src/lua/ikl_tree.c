@@ -374,6 +374,7 @@ static int tree_solve(lua_State *L) {
   if (st == IK_E_NULL) return luaL_error(L, IKL_TREE ": attempt to solve with a closed ik.pole");
   if (st == IK_E_PARAMETER) return luaL_error(L, IKL_TREE ": a bone refused its rotation");
   if (st != IK_OK) return luaL_error(L, IKL_TREE ": the solver refused the tree (%s)", ik_status_message(st));
+  ikl_charge_solve(L, (double)t->job.iterations * (t->joints + t->branches));
   luaL_checkstack(L, t->effectors + 1, "too many effectors to return");
   lua_pushboolean(L, t->job.reached);
   for (e = 0; e < t->effectors; e++) lua_pushnumber(L, (lua_Number)ik_bone_tree_result(t, e)->distance);

@@ -71,6 +71,15 @@ local ATTACKS = {
     update = "xpcall(function() error('x') end, function() while true do end end)" },
   { name = "catches its budget error with pcall and goes on", kind = "paused", message = BUDGET_MSG,
     update = "for _ = 1, 1e9 do pcall(function() while true do end end) end" },
+  -- each solve is capped (docs/bounded-work.md); its joint moves are charged to the budget
+  { name = "solves a dear chain in a loop", kind = "paused", message = BUDGET_MSG,
+    top = "local p = {} for i = 1, 1000 do p[i] = { i, 0, 0 } end\n"
+      .. "c = ik.chain{ positions = p, solver = 'fabrik', mode = 'plain', iterations = 1000, tolerance = 1e-300 }",
+    update = "for _ = 1, 1e9 do c:solve({ 300, 400, 0 }) end" },
+  { name = "solves a dear tree in a loop", kind = "paused", message = BUDGET_MSG,
+    top = "local p, up = {}, {} for i = 1, 1000 do p[i], up[i] = { i, 0, 0 }, i - 1 end\n"
+      .. "t = ik.tree{ positions = p, parents = up, iterations = 1000, tolerance = 1e-300 }",
+    update = "for _ = 1, 1e9 do t:solve({ 300, 400, 0 }) end" },
   { name = "resumes coroutines that never end", kind = "paused", message = BUDGET_MSG,
     update = "while true do coroutine.resume(coroutine.create(function() while true do end end)) end" },
   { name = "reads a chunk from a reader that never ends", kind = "paused", message = BUDGET_MSG,
