@@ -151,6 +151,8 @@ int ikl_chain_gather(lua_State *L, ikl_chain *c, int ci, int ti, int index);
 /* Scatter, for the chain at ci (absolute). Raises when the solver refused the chain.
  * Returns the chain's result, which stays readable until its next gather. */
 const ik_result *ikl_chain_scatter(lua_State *L, ikl_chain *c, int ci);
+/* Joint moves c's last solve made: its iterations times an iteration's moves. */
+double ikl_chain_solve_moves(const ikl_chain *c);
 
 /* ---- feet (ikl_foot.c), for ik.batch ---- */
 

@@ -45,6 +45,7 @@
 #include "ik_bone_batch.h"
 #include "ik_ground.h"
 #include "ikl.h"
+#include "ikl_sandbox.h"
 
 #define IKL_BATCH "ik.batch"
 
@@ -405,6 +406,11 @@ static int batch_solve(lua_State *L) {
     reached += ikl_chain_scatter(L, e->chain, lua_gettop(L))->reached != 0;
     lua_pop(L, 1);
     check_unchanged(L, b, version);
+  }
+  if (ikl_sandbox_of(L)) { /* a script's batch: its solves charged as its chains' are */
+    double moves = 0;
+    for (i = 0; i < b->core.count; i++) moves += ikl_chain_solve_moves(b->core.entries[i].chain);
+    ikl_charge_solve(L, moves);
   }
   lua_pushinteger(L, reached);
   return 1;

@@ -272,6 +272,10 @@ static double moves_per_iteration(const ikl_chain *c, int solver) {
   return solver == IK_BONE_CHAIN_CCD ? 0.5 * c->count * (c->count - 1) : (double)c->count;
 }
 
+double ikl_chain_solve_moves(const ikl_chain *c) {
+  return (double)c->now.result.iterations * moves_per_iteration(c, c->solver);
+}
+
 /* Most iterations a solve of c with `solver` may run: IKL_SOLVE_WORK joint moves in
  * all (a CCD sweep moves every joint after each joint it turns), and never more than
  * IKL_MAX_ITERATIONS; 0 when one iteration is already too dear. */
@@ -893,7 +897,7 @@ static int chain_solve(lua_State *L) {
     ikl_chain_gather(L, c, 1, 2, 0);
   ik_bone_chain_solve(c);
   r = ikl_chain_scatter(L, c, 1);
-  ikl_charge_solve(L, (double)r->iterations * moves_per_iteration(c, c->solver));
+  ikl_charge_solve(L, ikl_chain_solve_moves(c));
   return push_result(L, r);
 }
 

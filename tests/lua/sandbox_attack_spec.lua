@@ -74,12 +74,18 @@ local ATTACKS = {
   -- each solve is capped (docs/bounded-work.md); its joint moves are charged to the budget
   { name = "solves a dear chain in a loop", kind = "paused", message = BUDGET_MSG,
     top = "local p = {} for i = 1, 1000 do p[i] = { i, 0, 0 } end\n"
-      .. "c = ik.chain{ positions = p, solver = 'fabrik', mode = 'plain', iterations = 1000, tolerance = 1e-300 }",
+      .. "c = ik.chain{ positions = p, solver = 'fabrik', mode = 'plain', iterations = 1000,"
+      .. " tolerance = 1e-300 }",
     update = "for _ = 1, 1e9 do c:solve({ 300, 400, 0 }) end" },
   { name = "solves a dear tree in a loop", kind = "paused", message = BUDGET_MSG,
     top = "local p, up = {}, {} for i = 1, 1000 do p[i], up[i] = { i, 0, 0 }, i - 1 end\n"
       .. "t = ik.tree{ positions = p, parents = up, iterations = 1000, tolerance = 1e-300 }",
     update = "for _ = 1, 1e9 do t:solve({ 300, 400, 0 }) end" },
+  { name = "solves a batch of a dear chain in a loop", kind = "paused", message = BUDGET_MSG,
+    top = "local p = {} for i = 1, 1000 do p[i] = { i, 0, 0 } end\n"
+      .. "b = ik.batch{ chains = { ik.chain{ positions = p, solver = 'fabrik', mode = 'plain',"
+      .. " iterations = 1000, tolerance = 1e-300, target = { 300, 400, 0 } } } }",
+    update = "for _ = 1, 1e9 do b:solve() end" },
   { name = "resumes coroutines that never end", kind = "paused", message = BUDGET_MSG,
     update = "while true do coroutine.resume(coroutine.create(function() while true do end end)) end" },
   { name = "reads a chunk from a reader that never ends", kind = "paused", message = BUDGET_MSG,
