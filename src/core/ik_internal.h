@@ -293,4 +293,24 @@ void ik__rotations_run_lanes(struct ik_rotations_job *const *jobs, int n);
 typedef void (*ik__rotations_lanes_fn)(struct ik_rotations_job *const *jobs, int n);
 ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa);
 
+/* IK__SOA_LANES bone chains' rotations jobs at once, held as structure of arrays, one
+ * chain a lane: each lane as ik__rotations_run_valid runs a job of `count` joints with
+ * weight 1, twist memory, no twist limits, no tip match and identity base rotations.
+ * Value i of lane e has its components at p[i][e], p[i][stride + e], p[i][2 * stride +
+ * e] (and p[i][3 * stride + e]): before (the joints as read), solved (as solved),
+ * rotations (the joints' world rotations, in as read, out turned) and memory (the twist
+ * memory, in and out). A lane whose bit in mask is clear is computed, not written. */
+#define IK__SOA_LANES 8
+#define IK__SOA_JOINTS 32
+typedef struct ik__rotations_soa {
+  int count, stride;
+  unsigned mask;
+  const ik_real *before[IK__SOA_JOINTS], *solved[IK__SOA_JOINTS];
+  ik_real *rotations[IK__SOA_JOINTS], *memory[IK__SOA_JOINTS];
+} ik__rotations_soa;
+void ik__rotations_run_soa(const ik__rotations_soa *s);
+/* ik__rotations_run_soa for one instruction set, as ik__rotations_lanes_variant. */
+typedef void (*ik__rotations_soa_fn)(const ik__rotations_soa *s);
+ik__rotations_soa_fn ik__rotations_soa_variant(int isa);
+
 #endif /* IK_INTERNAL_H */

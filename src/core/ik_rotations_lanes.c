@@ -8,11 +8,42 @@
  * baseline (16-byte vectors) and for AVX2 (32-byte), picked at run time; compilers
  * without vector extensions run the jobs one by one.
  */
+#include <string.h>
+
 #include "ik_internal.h"
 #include "ik_rotations.h"
 
 int ik__rotations_lane_able(const ik_rotations_job *job) {
   return job->weight == 1 && job->twist_limits == NULL && job->twist_memory != NULL;
+}
+
+/* The structure-of-arrays form one lane at a time: each lane's job built and run. */
+static void soa_run_scalar(const ik__rotations_soa *s) {
+  ik_vec3 before[IK__SOA_JOINTS], solved[IK__SOA_JOINTS];
+  ik_quat rot[IK__SOA_JOINTS], mem[IK__SOA_JOINTS];
+  const int st = s->stride;
+  int e, i;
+  for (e = 0; e < IK__SOA_LANES; e++) {
+    ik_rotations_job job;
+    if (!((s->mask >> e) & 1u)) continue;
+    for (i = 0; i < s->count; i++) {
+      before[i] = ik_vec3_make(s->before[i][e], s->before[i][st + e], s->before[i][2 * st + e]);
+      solved[i] = ik_vec3_make(s->solved[i][e], s->solved[i][st + e], s->solved[i][2 * st + e]);
+      rot[i] = ik_quat_make(s->rotations[i][e], s->rotations[i][st + e], s->rotations[i][2 * st + e],
+                            s->rotations[i][3 * st + e]);
+      mem[i] = ik_quat_make(s->memory[i][e], s->memory[i][st + e], s->memory[i][2 * st + e],
+                            s->memory[i][3 * st + e]);
+    }
+    ik_rotations_job_init(&job, s->count, before, solved, rot);
+    job.twist_memory = mem;
+    ik__rotations_run_valid(&job);
+    for (i = 0; i < s->count; i++) {
+      s->rotations[i][e] = rot[i].x, s->rotations[i][st + e] = rot[i].y;
+      s->rotations[i][2 * st + e] = rot[i].z, s->rotations[i][3 * st + e] = rot[i].w;
+      s->memory[i][e] = mem[i].x, s->memory[i][st + e] = mem[i].y;
+      s->memory[i][2 * st + e] = mem[i].z, s->memory[i][3 * st + e] = mem[i].w;
+    }
+  }
 }
 
 #if defined(__GNUC__)
@@ -25,6 +56,7 @@ int ik__rotations_lane_able(const ik_rotations_job *job) {
 
 #define RL_SUFFIX base
 #define RL_NAME lanes_base
+#define RL_SOA_NAME soa_base
 #define RL_TARGET
 #define V ik__rv16
 #define M ik__rm16
@@ -33,6 +65,7 @@ int ik__rotations_lane_able(const ik_rotations_job *job) {
 #include "ik_rotations_lanes_body.h"
 #undef RL_SUFFIX
 #undef RL_NAME
+#undef RL_SOA_NAME
 #undef RL_TARGET
 #undef V
 #undef M
@@ -52,6 +85,7 @@ typedef ik_real ik__rv32 __attribute__((vector_size(32)));
 typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
 #define RL_SUFFIX avx2
 #define RL_NAME lanes_avx2
+#define RL_SOA_NAME soa_avx2
 #define RL_TARGET
 #define V ik__rv32
 #define M ik__rm32
@@ -85,6 +119,37 @@ static void run_scalar(ik_rotations_job *const *jobs, int n) {
   for (k = 0; k < n; k++) ik__rotations_run_valid(jobs[k]);
 }
 
+static void soa_run_base(const ik__rotations_soa *s) {
+  int k;
+  for (k = 0; k < IK__SOA_LANES; k += (int)(16 / sizeof(ik_real))) soa_base(s, k);
+}
+
+#ifdef IK__ROT_AVX2
+static void soa_run_avx2(const ik__rotations_soa *s) {
+  int k;
+  for (k = 0; k < IK__SOA_LANES; k += (int)(32 / sizeof(ik_real))) soa_avx2(s, k);
+}
+#endif
+
+ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
+  if (isa == 0) return soa_run_base;
+  if (isa == 2) return soa_run_scalar;
+#ifdef IK__ROT_AVX2
+  if (isa == 1 && __builtin_cpu_supports("avx2")) return soa_run_avx2;
+#endif
+  return NULL;
+}
+
+void ik__rotations_run_soa(const ik__rotations_soa *s) {
+#ifdef IK__ROT_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    soa_run_avx2(s);
+    return;
+  }
+#endif
+  soa_run_base(s);
+}
+
 ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
   if (isa == 0) return run_base;
   if (isa == 2) return run_scalar;
@@ -114,6 +179,10 @@ static void run_scalar(ik_rotations_job *const *jobs, int n) {
 ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
   return isa == 0 || isa == 2 ? run_scalar : NULL;
 }
+
+ik__rotations_soa_fn ik__rotations_soa_variant(int isa) { return isa == 0 || isa == 2 ? soa_run_scalar : NULL; }
+
+void ik__rotations_run_soa(const ik__rotations_soa *s) { soa_run_scalar(s); }
 
 void ik__rotations_run_lanes(ik_rotations_job *const *jobs, int n) { run_scalar(jobs, n); }
 

@@ -187,6 +187,29 @@ static inline QV RL_(turn_towards)(QV from, QV to) {
   return RL_(q_sel)(RL_(q_dot)(from, to) < 0, neg, to);
 }
 
+/* One joint of the loop: joint i's new world rotation from its old one and its parent's
+ * turn (parent_old_ws, parent_new_ws: updated to this joint's), its bone before and as
+ * solved (i < tip), the twist memory it turns on from (written where `live`). */
+static inline QV RL_(joint)(QV rot_old_ws, QV *parent_old_ws, QV *parent_new_ws, VV bone_old_ws, VV to_ws,
+                            QV *memory, int is_tip, M match_tip, QV tip_ws) {
+  const QV parent_turn_ws = RL_(q_normalize)(RL_(q_mul)(*parent_new_ws, RL_(q_inverse)(*parent_old_ws)));
+  const QV inherited_ws = RL_(q_normalize)(RL_(q_mul)(parent_turn_ws, rot_old_ws));
+  QV rot_new_ws;
+  if (!is_tip) {
+    const VV bone_ls = RL_(q_rotate)(RL_(q_conjugate)(rot_old_ws), bone_old_ws);
+    const M live = RL_(v3_dot)(to_ws, to_ws) > IK_TINY_LEN2;
+    const QV solved_ws =
+        RL_(q_sel)(live, RL_(turn_from_last)(inherited_ws, bone_ls, to_ws, memory, live), inherited_ws);
+    rot_new_ws = RL_(turn_towards)(inherited_ws, solved_ws);
+  } else {
+    rot_new_ws = RL_(q_sel)(match_tip, RL_(turn_towards)(inherited_ws, tip_ws), inherited_ws);
+  }
+  rot_new_ws = RL_(q_normalize)(rot_new_ws);
+  *parent_old_ws = rot_old_ws;
+  *parent_new_ws = rot_new_ws;
+  return rot_new_ws;
+}
+
 /* n <= RL_W jobs, as ik__rotations_run_lanes documents; unused lanes repeat job 0. */
 RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
   const int count = jobs[0]->count, tip = count - 1;
@@ -209,28 +232,57 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
   parent_new_ws = RL_(q_normalize)(RL_(load_q)(cb_base, 0));
   tip_ws = RL_(q_normalize)(RL_(load_q)(ctip, 0));
   for (i = 0; i <= tip; i++) {
-    const QV rot_old_ws = RL_(q_normalize)(RL_(load_q)(crot, i));
-    const QV parent_turn_ws = RL_(q_normalize)(RL_(q_mul)(parent_new_ws, RL_(q_inverse)(parent_old_ws)));
-    const QV inherited_ws = RL_(q_normalize)(RL_(q_mul)(parent_turn_ws, rot_old_ws));
     const int bone = i < tip ? i : tip - 1;
     const VV bone_old_ws = RL_(v3_sub)(RL_(load_v)(before, bone + 1), RL_(load_v)(before, bone));
-    QV rot_new_ws;
-    if (i < tip) {
-      const VV to_ws = RL_(v3_sub)(RL_(load_v)(solved, i + 1), RL_(load_v)(solved, i));
-      const VV bone_ls = RL_(q_rotate)(RL_(q_conjugate)(rot_old_ws), bone_old_ws);
-      const M live = RL_(v3_dot)(to_ws, to_ws) > IK_TINY_LEN2;
-      QV memory = RL_(load_q)(cmem, i);
-      const QV solved_ws =
-          RL_(q_sel)(live, RL_(turn_from_last)(inherited_ws, bone_ls, to_ws, &memory, live), inherited_ws);
-      RL_(store_q)(mem, i, memory, n);
-      rot_new_ws = RL_(turn_towards)(inherited_ws, solved_ws);
-    } else {
-      rot_new_ws = RL_(q_sel)(match_tip, RL_(turn_towards)(inherited_ws, tip_ws), inherited_ws);
-    }
-    rot_new_ws = RL_(q_normalize)(rot_new_ws);
+    const VV to_ws = i < tip ? RL_(v3_sub)(RL_(load_v)(solved, i + 1), RL_(load_v)(solved, i)) : bone_old_ws;
+    QV memory = i < tip ? RL_(load_q)(cmem, i) : RL_(q_identity)();
+    const QV rot_new_ws = RL_(joint)(RL_(q_normalize)(RL_(load_q)(crot, i)), &parent_old_ws, &parent_new_ws,
+                                     bone_old_ws, to_ws, &memory, i == tip, match_tip, tip_ws);
+    if (i < tip) RL_(store_q)(mem, i, memory, n);
     RL_(store_q)(rot, i, rot_new_ws, n);
-    parent_old_ws = rot_old_ws;
-    parent_new_ws = rot_new_ws;
+  }
+}
+
+/* The structure-of-arrays form (ik__rotations_soa): lanes k .. k + RL_W - 1 of s. */
+static inline V RL_(ld)(const ik_real *a) {
+  V v;
+  memcpy(&v, a, sizeof v);
+  return v;
+}
+static inline VV RL_(ld_v)(const ik_real *a, int stride) {
+  VV r = {RL_(ld)(a), RL_(ld)(a + stride), RL_(ld)(a + 2 * stride)};
+  return r;
+}
+static inline QV RL_(ld_q)(const ik_real *a, int stride) {
+  QV r = {RL_(ld)(a), RL_(ld)(a + stride), RL_(ld)(a + 2 * stride), RL_(ld)(a + 3 * stride)};
+  return r;
+}
+/* Stores q where `m`, keeping the lanes it clears. */
+static inline void RL_(st_q)(ik_real *a, int stride, QV q, M m) {
+  const QV old = RL_(ld_q)(a, stride), v = RL_(q_sel)(m, q, old);
+  memcpy(a, &v.x, sizeof v.x);
+  memcpy(a + stride, &v.y, sizeof v.y);
+  memcpy(a + 2 * stride, &v.z, sizeof v.z);
+  memcpy(a + 3 * stride, &v.w, sizeof v.w);
+}
+
+RL_TARGET static void RL_SOA_NAME(const ik__rotations_soa *s, int k) {
+  const int tip = s->count - 1, st = s->stride;
+  QV parent_old_ws = RL_(q_identity)(), parent_new_ws = RL_(q_identity)();
+  const QV tip_ws = RL_(q_identity)();
+  M write, no_match;
+  int i, e;
+  for (e = 0; e < RL_W; e++) write[e] = (s->mask >> (k + e)) & 1u ? -1 : 0, no_match[e] = 0;
+  for (i = 0; i <= tip; i++) {
+    const int bone = i < tip ? i : tip - 1;
+    const VV bone_old_ws = RL_(v3_sub)(RL_(ld_v)(s->before[bone + 1] + k, st), RL_(ld_v)(s->before[bone] + k, st));
+    const VV to_ws =
+        i < tip ? RL_(v3_sub)(RL_(ld_v)(s->solved[i + 1] + k, st), RL_(ld_v)(s->solved[i] + k, st)) : bone_old_ws;
+    QV memory = i < tip ? RL_(ld_q)(s->memory[i] + k, st) : RL_(q_identity)();
+    const QV rot_new_ws = RL_(joint)(RL_(q_normalize)(RL_(ld_q)(s->rotations[i] + k, st)), &parent_old_ws,
+                                     &parent_new_ws, bone_old_ws, to_ws, &memory, i == tip, no_match, tip_ws);
+    if (i < tip) RL_(st_q)(s->memory[i] + k, st, memory, write);
+    RL_(st_q)(s->rotations[i] + k, st, rot_new_ws, write);
   }
 }
 

@@ -22,13 +22,15 @@ struct ik_crowd_template {
   ik_crowd_chain_desc chains[IK_CROWD_MAX_CHAINS];
   int pass[IK_CROWD_MAX_CHAINS];        /* 0-based */
   int target_slot[IK_CROWD_MAX_CHAINS]; /* among the host's targets, or -1 */
-  size_t sk_size;                       /* the skeleton follows the header */
+  int solver[IK_CROWD_MAX_CHAINS];      /* IK_BONE_CHAIN_*, the default resolved */
+  int kind_count[4];                    /* chains per solver */
+  /* Each chain's bones' world positions at rest (a bone chain's rest pose: hinge axes). */
+  ik_vec3 rest[IK_CROWD_MAX_CHAINS][IK_CROWD_MAX_JOINTS];
+  size_t sk_size; /* the skeleton follows the header */
 };
 
-/* One instance's record; its arrays (as many as the template has chains) and chains
- * follow it in the block. Its bones are in the crowd's pose lanes (crowd_bone). The
- * chains and nodes hang from the template's skeleton: only ik_crowd_add reads them
- * through it, the solve reads and writes the lanes. */
+/* The template's probe: one instance as the per-object path would build it (chains, the
+ * nodes its targets and poles hang from, feet), built once to check the chains. */
 typedef struct crowd_inst {
   ik_node *target_node, *pole_node;
   ik_foot_state *foot;
@@ -66,13 +68,15 @@ static void lay_out(crowd_inst *in, int n) {
  * s % IK_CROWD_LANES of group s / IK_CROWD_LANES; a group holds every bone of the
  * template, in its order. */
 #define IK_CROWD_LANES 8
-#define GROUPS_PER_BLOCK (IK_CROWD_BLOCK / IK_CROWD_LANES)
+#define L_ IK_CROWD_LANES
+#define GROUPS_PER_BLOCK (IK_CROWD_BLOCK / L_)
 typedef struct crowd_bone {
-  ik_real pl[3][IK_CROWD_LANES], rl[4][IK_CROWD_LANES]; /* local: position, rotation */
-  ik_real pw[3][IK_CROWD_LANES], rw[4][IK_CROWD_LANES]; /* world */
+  ik_real pl[3][L_], rl[4][L_]; /* local: position, rotation */
+  ik_real pw[3][L_], rw[4][L_]; /* world */
 } crowd_bone;
 
-#define L_ IK_CROWD_LANES
+typedef char crowd_lanes_are_soa_lanes[IK__SOA_LANES == L_ && IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS ? 1 : -1];
+
 static ik_vec3 lane_v3(const ik_real *v, int e) { return ik_vec3_make(v[e], v[L_ + e], v[2 * L_ + e]); }
 static ik_quat lane_q(const ik_real *q, int e) {
   return ik_quat_make(q[e], q[L_ + e], q[2 * L_ + e], q[3 * L_ + e]);
@@ -81,15 +85,40 @@ static void set_lane_v3(ik_real *v, int e, ik_vec3 a) { v[e] = a.x, v[L_ + e] = 
 static void set_lane_q(ik_real *q, int e, ik_quat a) {
   q[e] = a.x, q[L_ + e] = a.y, q[2 * L_ + e] = a.z, q[3 * L_ + e] = a.w;
 }
-#undef L_
 
-/* One thread's jobs for a pass of its current block. */
+/* Chain j of a group's instances between frames, its lanes side by side (a bone
+ * chain's own state, one instance a lane): the warm start (the last solution's bone
+ * directions in the frame of what the root hangs from), the twist memory of the bones'
+ * turns, the last result, and the foot's spring. */
+typedef struct lane_chain {
+  ik_real *start;    /* count - 1 directions, 3 x L_ each */
+  ik_real *memory;   /* count quaternions, 4 x L_ each */
+  ik_result *result; /* L_ */
+  int *has_warm, *grounded;
+  ik_foot_state *foot; /* L_, or NULL */
+} lane_chain;
+
+/* Chain j of a group's instances within a pass: what the gather read and the solve made. */
+typedef struct lane_work {
+  ik_real *pos;    /* count joints, 3 x L_ each: the pose the solver starts from, then its solution */
+  ik_real *rot;    /* count, 4 x L_: the bones' world rotations as read, then turned */
+  ik_real *len;    /* count - 1, L_ each: the bones' lengths as read */
+  ik_vec3 *aos;    /* L_ x count: a lane's pose for the one-chain jobs (not two-bone) */
+  ik_real *aos_len; /* L_ x (count - 1) */
+  ik_real target[3][L_], pole[3][L_], frame[4][L_];
+  int ok[L_];      /* read, and to be solved */
+  ik_status status[L_];
+  ik_result result[L_]; /* the solver's */
+} lane_work;
+
+/* One thread's buffers for a block: each chain's work for each group of the block, the
+ * jobs of the chains that are not two-bone, and the forward kinematics' bookkeeping. */
 typedef struct crowd_scratch {
+  char *work; /* chain j of group gi at work + (j * GROUPS_PER_BLOCK + gi) * work_size */
   ik_fabrik_job *fabrik;
-  ik_two_bone_job *two_bone;
-  ik_status *fabrik_status, *two_bone_status;
-  ik_rotations_job rot[IK_CROWD_BLOCK]; /* one chain of the block's instances at a time */
-  ik_rotations_job *rot_jobs[IK_CROWD_BLOCK];
+  ik_ccd_job *ccd;
+  ik_dls_job *dls;
+  ik_status *fabrik_status, *ccd_status, *dls_status;
   /* The bones of the block's groups (GROUPS_PER_BLOCK, t->bones each) whose world
    * transforms their locals no longer give, and the path to one (as ik_skeleton's lazy
    * update keeps them). */
@@ -108,12 +137,15 @@ struct ik_crowd {
   int width[IK_CROWD_VIEWS];
   const int *parent;      /* the template's bones' parents (-1 for a root) */
   const int *subtree_end; /* one past each bone's last descendant */
-  crowd_bone *pose;       /* (capacity / IK_CROWD_LANES, rounded up) groups of t->bones */
-  char *instances;
-  size_t inst_size, chain_offset[IK_CROWD_MAX_CHAINS];
+  crowd_bone *pose;       /* groups_of(capacity) groups of t->bones */
+  char *state;            /* groups_of(capacity) groups' chains: state_size each */
+  size_t state_size, state_offset[IK_CROWD_MAX_CHAINS];
+  size_t work_size;     /* a lane_work and its arrays, for the longest chain */
+  unsigned char *used, *failed; /* a slot's */
 };
 
 static const int root_width = 7;
+
 
 /* ---- templates ---- */
 
@@ -255,6 +287,9 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
     const char *field;
     void *cm = (char *)in + record_size(count);
     if ((st = build_chain(t, in, template_sk(t), j, cm, &field)) != IK_OK) return fail(err, st, field, j);
+    t->solver[j] = in->chains[j]->solver;
+    t->kind_count[t->solver[j]]++;
+    memcpy(t->rest[j], in->chains[j]->rest, (size_t)chains[j].count * sizeof(ik_vec3));
   }
   /* Every world transform cached now: crowds read the template without writing it. */
   for (j = 0; j < t->bones; j++) ik_skeleton_get_world(template_sk(t), j, NULL, NULL);
@@ -283,7 +318,7 @@ const ik_skeleton *ik_crowd_template_skeleton(const ik_crowd_template *t) { retu
 /* ---- crowds ---- */
 
 /* The layout: header, the bones' parents, the views (instance-major), the pose lanes,
- * then each instance's record and chains. */
+ * the chains' lanes, then the slots' flags. */
 static size_t crowd_header(void) { return ALIGN16(sizeof(ik_crowd)); }
 
 static void widths(const ik_crowd_template *t, int *w) {
@@ -303,14 +338,52 @@ static size_t views_size(const ik_crowd_template *t, int capacity) {
 
 static size_t parents_size(const ik_crowd_template *t) { return ALIGN16(2 * (size_t)t->bones * sizeof(int)); }
 
-static int groups_of(int capacity) { return (capacity + IK_CROWD_LANES - 1) / IK_CROWD_LANES; }
+static int groups_of(int capacity) { return (capacity + L_ - 1) / L_; }
 
 static size_t pose_size(const ik_crowd_template *t, int capacity) {
   return ALIGN16((size_t)groups_of(capacity) * (size_t)t->bones * sizeof(crowd_bone));
 }
 
+/* Bytes of chain j's lanes in a group, and where its parts start. */
+static size_t chain_lanes_size(const ik_crowd_chain_desc *d) {
+  return ALIGN16((size_t)(d->count - 1) * 3 * L_ * sizeof(ik_real)) +
+         ALIGN16((size_t)d->count * 4 * L_ * sizeof(ik_real)) + ALIGN16(L_ * sizeof(ik_result)) +
+         ALIGN16(2 * L_ * sizeof(int)) + (d->has_foot ? ALIGN16(L_ * sizeof(ik_foot_state)) : 0);
+}
+
+static size_t state_size(const ik_crowd_template *t) {
+  size_t n = 0;
+  int j;
+  for (j = 0; j < t->chain_count; j++) n += chain_lanes_size(&t->chains[j]);
+  return n;
+}
+
+size_t ik_crowd_size(const ik_crowd_template *t, int capacity) {
+  if (!t || capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return 0;
+  return crowd_header() + parents_size(t) + views_size(t, capacity) + pose_size(t, capacity) +
+         (size_t)groups_of(capacity) * state_size(t) + ALIGN16(2 * (size_t)capacity);
+}
+
 /* Group g's bones. */
 static crowd_bone *group_at(const ik_crowd *c, int g) { return c->pose + (size_t)g * (size_t)c->t->bones; }
+
+/* Chain j of group g's lanes. */
+static lane_chain chain_at(const ik_crowd *c, int g, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  char *at = c->state + (size_t)g * c->state_size + c->state_offset[j];
+  lane_chain lc;
+  lc.start = (ik_real *)(void *)at;
+  at += ALIGN16((size_t)(d->count - 1) * 3 * L_ * sizeof(ik_real));
+  lc.memory = (ik_real *)(void *)at;
+  at += ALIGN16((size_t)d->count * 4 * L_ * sizeof(ik_real));
+  lc.result = (ik_result *)(void *)at;
+  at += ALIGN16(L_ * sizeof(ik_result));
+  lc.has_warm = (int *)(void *)at;
+  lc.grounded = lc.has_warm + L_;
+  at += ALIGN16(2 * L_ * sizeof(int));
+  lc.foot = d->has_foot ? (ik_foot_state *)(void *)at : NULL;
+  return lc;
+}
 
 /* Puts lane e of group g at the template's pose. */
 static void pose_rest(ik_crowd *c, int g, int e) {
@@ -329,21 +402,18 @@ static void pose_rest(ik_crowd *c, int g, int e) {
   }
 }
 
-static size_t inst_size(const ik_crowd_template *t) {
-  size_t n = record_size(t->chain_count);
-  int j;
-  for (j = 0; j < t->chain_count; j++) n += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
-  return n;
-}
-
-size_t ik_crowd_size(const ik_crowd_template *t, int capacity) {
-  if (!t || capacity < 1 || capacity > IK_CROWD_MAX_CAPACITY) return 0;
-  return crowd_header() + parents_size(t) + views_size(t, capacity) + pose_size(t, capacity) +
-         (size_t)capacity * inst_size(t);
-}
-
-static crowd_inst *inst_at(const ik_crowd *c, int slot) {
-  return (crowd_inst *)(void *)(c->instances + (size_t)slot * c->inst_size);
+/* Lane e of group g's chains as a bone chain starts: no warm start, no turn remembered,
+ * no result, its feet fresh. */
+static void chains_rest(ik_crowd *c, int g, int e) {
+  int j, i;
+  for (j = 0; j < c->t->chain_count; j++) {
+    const lane_chain lc = chain_at(c, g, j);
+    for (i = 0; i < c->t->chains[j].count; i++) set_lane_q(lc.memory + (size_t)i * 4 * L_, e, ik_quat_identity());
+    memset(&lc.result[e], 0, sizeof lc.result[e]);
+    lc.has_warm[e] = 0;
+    lc.grounded[e] = 0;
+    if (lc.foot) ik_foot_state_init(&lc.foot[e]);
+  }
 }
 
 ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, int capacity,
@@ -378,35 +448,103 @@ ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, 
     at += ALIGN16(n);
   }
   c->pose = (crowd_bone *)(void *)at;
-  for (j = 0; j < capacity; j++) pose_rest(c, j / IK_CROWD_LANES, j % IK_CROWD_LANES);
-  /* The lanes past the last slot compute alongside the others: keep them finite. */
-  for (j = capacity; j < groups_of(capacity) * IK_CROWD_LANES; j++)
-    pose_rest(c, j / IK_CROWD_LANES, j % IK_CROWD_LANES);
   at += pose_size(t, capacity);
-  c->instances = at;
-  c->inst_size = inst_size(t);
-  off = record_size(t->chain_count);
-  for (j = 0; j < t->chain_count; j++) {
-    c->chain_offset[j] = off;
-    off += ALIGN16(ik_bone_chain_size(t->chains[j].count, 1));
+  c->state = at;
+  c->state_size = state_size(t);
+  for (j = 0, off = 0; j < t->chain_count; j++) {
+    c->state_offset[j] = off;
+    off += chain_lanes_size(&t->chains[j]);
   }
-  for (j = 0; j < capacity; j++) inst_at(c, j)->used = 0;
+  at += (size_t)groups_of(capacity) * c->state_size;
+  c->used = (unsigned char *)at;
+  c->failed = c->used + capacity;
+  memset(c->used, 0, 2 * (size_t)capacity);
+  /* Every lane, the ones past the last slot too, computes alongside the others: keep
+   * them all finite. */
+  for (j = 0; j < groups_of(capacity) * L_; j++) {
+    pose_rest(c, j / L_, j % L_);
+    chains_rest(c, j / L_, j % L_);
+  }
   *out = c;
   return IK_OK;
 }
 
-/* Thread `part`'s arrays for a pass of a block. */
-static size_t scratch_jobs(const ik_crowd *c) { return (size_t)IK_CROWD_BLOCK * (size_t)c->t->most_in_pass; }
+/* The longest chain's joints. */
+static int most_joints(const ik_crowd_template *t) {
+  int j, n = 2;
+  for (j = 0; j < t->chain_count; j++)
+    if (t->chains[j].count > n) n = t->chains[j].count;
+  return n;
+}
+
+/* A lane_work and its arrays for chains of up to n joints. */
+static size_t work_size(int n) {
+  return ALIGN16(sizeof(lane_work)) + ALIGN16((size_t)n * 7 * L_ * sizeof(ik_real)) +
+         ALIGN16((size_t)(n - 1) * L_ * sizeof(ik_real)) + ALIGN16((size_t)L_ * (size_t)n * sizeof(ik_vec3)) +
+         ALIGN16((size_t)L_ * (size_t)(n - 1) * sizeof(ik_real));
+}
+
+static void lay_out_work(char *at, int n) {
+  lane_work *w = (lane_work *)(void *)at;
+  at += ALIGN16(sizeof(lane_work));
+  w->pos = (ik_real *)(void *)at;
+  w->rot = w->pos + (size_t)n * 3 * L_;
+  at += ALIGN16((size_t)n * 7 * L_ * sizeof(ik_real));
+  w->len = (ik_real *)(void *)at;
+  at += ALIGN16((size_t)(n - 1) * L_ * sizeof(ik_real));
+  w->aos = (ik_vec3 *)(void *)at;
+  at += ALIGN16((size_t)L_ * (size_t)n * sizeof(ik_vec3));
+  w->aos_len = (ik_real *)(void *)at;
+}
+
+static lane_work *work_at(const ik_crowd *c, const crowd_scratch *s, int j, int gi) {
+  return (lane_work *)(void *)(s->work + ((size_t)j * GROUPS_PER_BLOCK + (size_t)gi) * c->work_size);
+}
+
+/* Thread part's buffers: one allocation for all threads (sizes in units of bytes). */
+static size_t scratch_size(const ik_crowd *c) {
+  const ik_crowd_template *t = c->t;
+  const size_t block = IK_CROWD_BLOCK;
+  return ALIGN16((size_t)t->chain_count * GROUPS_PER_BLOCK * c->work_size) +
+         ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_FABRIK] * sizeof(ik_fabrik_job)) +
+         ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_CCD] * sizeof(ik_ccd_job)) +
+         ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_DLS] * sizeof(ik_dls_job)) +
+         ALIGN16(3 * block * (size_t)t->chain_count * sizeof(ik_status)) +
+         ALIGN16((size_t)t->bones * sizeof(int)) + ALIGN16(GROUPS_PER_BLOCK * (size_t)t->bones);
+}
+
+static void lay_out_scratch(ik_crowd *c, crowd_scratch *s, char *at) {
+  const ik_crowd_template *t = c->t;
+  const size_t block = IK_CROWD_BLOCK;
+  int j, gi;
+  s->work = at;
+  for (j = 0; j < t->chain_count; j++)
+    for (gi = 0; gi < GROUPS_PER_BLOCK; gi++)
+      lay_out_work(s->work + ((size_t)j * GROUPS_PER_BLOCK + (size_t)gi) * c->work_size, most_joints(t));
+  at += ALIGN16((size_t)t->chain_count * GROUPS_PER_BLOCK * c->work_size);
+  s->fabrik = (ik_fabrik_job *)(void *)at;
+  at += ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_FABRIK] * sizeof(ik_fabrik_job));
+  s->ccd = (ik_ccd_job *)(void *)at;
+  at += ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_CCD] * sizeof(ik_ccd_job));
+  s->dls = (ik_dls_job *)(void *)at;
+  at += ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_DLS] * sizeof(ik_dls_job));
+  s->fabrik_status = (ik_status *)(void *)at;
+  s->ccd_status = s->fabrik_status + block * (size_t)t->chain_count;
+  s->dls_status = s->ccd_status + block * (size_t)t->chain_count;
+  at += ALIGN16(3 * block * (size_t)t->chain_count * sizeof(ik_status));
+  s->path = (int *)(void *)at;
+  at += ALIGN16((size_t)t->bones * sizeof(int));
+  s->stale = (unsigned char *)at;
+}
 
 ik_status ik_crowd_start(ik_crowd *c, int threads) {
-  const size_t n = scratch_jobs(c);
-  const size_t per = ALIGN16(n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) + 2 * sizeof(ik_status))) +
-                     ALIGN16((size_t)c->t->bones * sizeof(int)) +
-                     ALIGN16(GROUPS_PER_BLOCK * (size_t)c->t->bones);
+  size_t per;
   char *at;
   int i;
   if (threads < 1 || threads > IK_POOL_MAX_THREADS) return IK_E_PARAMETER;
   ik_crowd_stop(c);
+  c->work_size = work_size(most_joints(c->t));
+  per = scratch_size(c);
   c->scratch =
       (crowd_scratch *)malloc(ALIGN16((size_t)threads * sizeof(crowd_scratch)) + (size_t)threads * per);
   if (!c->scratch) return IK_E_NULL;
@@ -417,17 +555,7 @@ ik_status ik_crowd_start(ik_crowd *c, int threads) {
     return IK_E_NULL;
   }
   at = (char *)c->scratch + ALIGN16((size_t)threads * sizeof(crowd_scratch));
-  for (i = 0; i < threads; i++) {
-    crowd_scratch *s = &c->scratch[i];
-    s->fabrik = (ik_fabrik_job *)(void *)at;
-    s->two_bone = (ik_two_bone_job *)(void *)(s->fabrik + n);
-    s->fabrik_status = (ik_status *)(void *)(s->two_bone + n);
-    s->two_bone_status = s->fabrik_status + n;
-    s->path = (int *)(void *)(at + ALIGN16(n * (sizeof(ik_fabrik_job) + sizeof(ik_two_bone_job) +
-                                                2 * sizeof(ik_status))));
-    s->stale = (unsigned char *)(s->path + ALIGN16((size_t)c->t->bones * sizeof(int)) / sizeof(int));
-    at += per;
-  }
+  for (i = 0; i < threads; i++, at += per) lay_out_scratch(c, &c->scratch[i], at);
   c->threads = threads;
   return IK_OK;
 }
@@ -442,10 +570,10 @@ void ik_crowd_stop(ik_crowd *c) {
 
 int ik_crowd_threads(const ik_crowd *c) { return c->threads; }
 
-/* Puts instance `slot`'s pose at rest into the views. */
+/* Puts instance `slot`'s pose at rest into the views: the root's, and each host-given
+ * target on its chain's tip. */
 static void write_rest(ik_crowd *c, int slot) {
   const ik_crowd_template *t = c->t;
-  crowd_inst *in = inst_at(c, slot);
   ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * (size_t)c->width[IK_CROWD_ROOTS];
   ik_vec3 p;
   ik_quat q;
@@ -456,15 +584,15 @@ static void write_rest(ik_crowd *c, int slot) {
     ik_real *v;
     if (t->target_slot[j] < 0) continue;
     v = c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS] + 3 * t->target_slot[j];
-    p = in->chains[j]->target_ref.value;
+    p = t->rest[j][t->chains[j].count - 1];
     v[0] = p.x, v[1] = p.y, v[2] = p.z;
   }
 }
 
 /* Writes the instance's bones (their world transforms current) into the output views. */
 static void write_pose(ik_crowd *c, int slot) {
-  const crowd_bone *bone = group_at(c, slot / IK_CROWD_LANES);
-  const int e = slot % IK_CROWD_LANES;
+  const crowd_bone *bone = group_at(c, slot / L_);
+  const int e = slot % L_;
   ik_real *r = c->view[IK_CROWD_ROTATIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_ROTATIONS];
   ik_real *p = c->view[IK_CROWD_POSITIONS] + (size_t)slot * (size_t)c->width[IK_CROWD_POSITIONS];
   int b;
@@ -475,20 +603,13 @@ static void write_pose(ik_crowd *c, int slot) {
 }
 
 int ik_crowd_add(ik_crowd *c) {
-  const ik_crowd_template *t = c->t;
-  int slot, j;
-  crowd_inst *in;
-  for (slot = 0; slot < c->capacity && inst_at(c, slot)->used; slot++) continue;
+  int slot;
+  for (slot = 0; slot < c->capacity && c->used[slot]; slot++) continue;
   if (slot == c->capacity) return -1;
-  in = inst_at(c, slot);
-  lay_out(in, t->chain_count);
-  pose_rest(c, slot / IK_CROWD_LANES, slot % IK_CROWD_LANES);
-  for (j = 0; j < t->chain_count; j++) {
-    const char *field;
-    /* The template built these very chains on this very skeleton: none refuses. */
-    (void)build_chain(t, in, template_sk(t), j, (char *)in + c->chain_offset[j], &field);
-  }
-  in->used = 1;
+  pose_rest(c, slot / L_, slot % L_);
+  chains_rest(c, slot / L_, slot % L_);
+  c->used[slot] = 1;
+  c->failed[slot] = 0;
   c->count++;
   write_rest(c, slot);
   write_pose(c, slot);
@@ -496,15 +617,13 @@ int ik_crowd_add(ik_crowd *c) {
 }
 
 ik_status ik_crowd_remove(ik_crowd *c, int slot) {
-  if (slot < 0 || slot >= c->capacity || !inst_at(c, slot)->used) return IK_E_PARAMETER;
-  inst_at(c, slot)->used = 0;
+  if (slot < 0 || slot >= c->capacity || !c->used[slot]) return IK_E_PARAMETER;
+  c->used[slot] = 0;
   c->count--;
   return IK_OK;
 }
 
-int ik_crowd_used(const ik_crowd *c, int slot) {
-  return slot >= 0 && slot < c->capacity && inst_at(c, slot)->used;
-}
+int ik_crowd_used(const ik_crowd *c, int slot) { return slot >= 0 && slot < c->capacity && c->used[slot]; }
 int ik_crowd_count(const ik_crowd *c) { return c->count; }
 int ik_crowd_capacity(const ik_crowd *c) { return c->capacity; }
 const ik_crowd_template *ik_crowd_template_of(const ik_crowd *c) { return c->t; }
@@ -536,7 +655,7 @@ static ik_status check_inputs(const ik_crowd *c, ik_error *err) {
   for (slot = 0; slot < c->capacity; slot++) {
     const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
     ik_status st;
-    if (!inst_at(c, slot)->used) continue;
+    if (!c->used[slot]) continue;
     if ((st = check_reals(r, root_width)) != IK_OK) return fail(err, st, "roots", slot);
     if (!(r[3] != 0 || r[4] != 0 || r[5] != 0 || r[6] != 0)) return fail(err, IK_E_PARAMETER, "roots", slot);
     if (c->t->targets &&
@@ -547,25 +666,16 @@ static ik_status check_inputs(const ik_crowd *c, ik_error *err) {
   return IK_OK;
 }
 
-/* The host's inputs into instance `slot`: its root bone, as ik_skeleton_set_local_*
- * takes them (a rotation too short to normalise leaves the last), and its kept targets. */
-static void take_inputs(ik_crowd *c, int slot) {
-  const ik_crowd_template *t = c->t;
-  crowd_inst *in = inst_at(c, slot);
-  crowd_bone *root = group_at(c, slot / IK_CROWD_LANES);
-  const int e = slot % IK_CROWD_LANES;
+/* The host's root into instance `slot`'s bone 0, as ik_skeleton_set_local_* takes it (a
+ * rotation too short to normalise leaves the last). */
+static void take_root(ik_crowd *c, int slot) {
+  crowd_bone *root = group_at(c, slot / L_);
+  const int e = slot % L_;
   const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
   const ik_quat q = ik_quat_make(r[3], r[4], r[5], r[6]);
-  int j;
-  in->failed = 0;
+  c->failed[slot] = 0;
   set_lane_v3(root->pl[0], e, ik_vec3_make(r[0], r[1], r[2]));
   if (ik_quat_dot(q, q) > IK_TINY_LEN2) set_lane_q(root->rl[0], e, ik_quat_normalize(q));
-  for (j = 0; j < t->chain_count; j++) {
-    const ik_real *v;
-    if (t->target_slot[j] < 0) continue;
-    v = c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS] + 3 * t->target_slot[j];
-    in->chains[j]->target_ref.value = ik_vec3_make(v[0], v[1], v[2]);
-  }
 }
 
 /* ik_skeleton.c's compute_world for bone b of lane e. */
@@ -651,6 +761,18 @@ static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CR
 #endif
   local_base(bone, b, p, q, write);
 }
+#else
+/* ik_skeleton_set_world_rotation's local rotation, lane by lane. */
+static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CROWD_LANES],
+                        const int *write) {
+  int e;
+  for (e = 0; e < L_; e++) {
+    const ik_quat parent_ws = p >= 0 ? lane_q(bone[p].rw[0], e) : ik_quat_identity();
+    if (!write[e]) continue;
+    set_lane_q(bone[b].rl[0], e,
+               ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(lane_q(q[0], e)))));
+  }
+}
 #endif
 
 /* Forward kinematics of a group's stale bones, parents first, a bone across the lanes at
@@ -706,284 +828,365 @@ static ik_vec3 hung(const crowd_bone *bone, int e, int b, ik_vec3 offset) {
   return ik_vec3_add(lane_v3(bone[b].pw[0], e), ik_quat_rotate(lane_q(bone[b].rw[0], e), offset));
 }
 
-/* ik_bone_chain_gather of chain j of instance `in` (lane e of `bone`, its world
- * transforms current) from the lanes: its lane, or -1 where the chain's gather would
- * refuse it. */
-static int gather(const ik_crowd *c, crowd_inst *in, const crowd_bone *bone, int e, int j) {
+/* The block a thread is taking through a pass: its first group and how many, and which
+ * of their lanes hold instances still going. */
+typedef struct crowd_block {
+  int g0, groups;
+  int live[GROUPS_PER_BLOCK][L_];
+} crowd_block;
+
+/* ik_bone_chain_gather of chain j of lane e of group g (its world transforms current)
+ * from the lanes into w: 1, or 0 where the chain's gather would refuse it. */
+static int gather_lane(const ik_crowd *c, lane_work *w, const crowd_bone *bone, int g, int e, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
-  ik_bone_chain *ch = in->chains[j];
-  ik_bone_chain_now *s = &ch->now;
-  int i;
-  ik_bone_chain_begin(ch);
-  s->target_rotation = ik_quat_identity();
-  /* A template's chains never match the target's rotation, so none reads it. */
-  s->target = d->target_bone < 0 ? ch->target_ref.value : hung(bone, e, d->target_bone, d->target_offset);
-  if (s->off) return ik_bone_chain_lane(ch);
-  s->base_turn = ik_quat_identity();
-  s->frame = ik_quat_identity();
-  for (i = 0; i < ch->count; i++) {
-    ch->before[i] = lane_v3(bone[d->bones[i]].pw[0], e);
-    ch->rotations[i] = lane_q(bone[d->bones[i]].rw[0], e);
-    if (i > 0 && !(ik_vec3_dist2(ch->before[i - 1], ch->before[i]) > IK_TINY_LEN2)) return -1;
+  const int n = d->count;
+  ik_vec3 p[IK_CROWD_MAX_JOINTS], target;
+  ik_real total = 0;
+  int i, ok = 1;
+  if (d->target_bone < 0) {
+    const ik_real *v = c->view[IK_CROWD_TARGETS] + (size_t)(g * L_ + e) * (size_t)c->width[IK_CROWD_TARGETS] +
+                       3 * c->t->target_slot[j];
+    target = ik_vec3_make(v[0], v[1], v[2]);
+  } else {
+    target = hung(bone, e, d->target_bone, d->target_offset);
   }
-  if ((ch->has_base_rest && ch->constrained) || !ch->deterministic) {
-    s->frame = ik_quat_normalize(ik_quat_mul(ik_quat_normalize(ch->rotations[0]),
-                                             ik_quat_inverse(lane_q(bone[d->bones[0]].rl[0], e))));
-    if (ch->has_base_rest && ch->constrained)
-      s->base_turn = ik_quat_mul(s->frame, ik_quat_inverse(ch->base_rest));
+  set_lane_v3(w->target[0], e, target);
+  for (i = 0; i < n; i++) {
+    p[i] = lane_v3(bone[d->bones[i]].pw[0], e);
+    set_lane_q(w->rot + (size_t)i * 4 * L_, e, lane_q(bone[d->bones[i]].rw[0], e));
+    if (i > 0 && !(ik_vec3_dist2(p[i - 1], p[i]) > IK_TINY_LEN2)) return 0;
   }
-  ik_measure_lengths(ch->before, ch->count, ch->lengths);
-  {
-    ik_chain chain;
-    ik_chain_init(&chain, ch->before, ch->count, ch->lengths);
-    if (ik_chain_validate(&chain, NULL) != IK_OK) return -1;
+  set_lane_q(w->frame[0], e,
+             ik_quat_normalize(ik_quat_mul(ik_quat_normalize(lane_q(w->rot, e)),
+                                           ik_quat_inverse(lane_q(bone[d->bones[0]].rl[0], e)))));
+  /* ik_measure_lengths, then ik_chain_validate's test of the chain as read. */
+  for (i = 0; i < n; i++) ok &= ik__vec3_in_range(p[i]);
+  for (i = 0; i + 1 < n; i++) {
+    const ik_real len = ik_vec3_dist(p[i], p[i + 1]);
+    w->len[(size_t)i * L_ + (size_t)e] = len;
+    ok &= ik__real_in_range(len) & (len > 0);
+    total += len;
   }
-  s->pole.has = d->pole_bone >= 0;
-  if (s->pole.has) {
-    s->pole.position = hung(bone, e, d->pole_bone, d->pole_offset);
-    s->pole.weight = 1;
-  }
-  return ik_bone_chain_lane(ch);
+  if (!ok || !ik__reach_ok(p[0], total)) return 0;
+  if (d->pole_bone >= 0) set_lane_v3(w->pole[0], e, hung(bone, e, d->pole_bone, d->pole_offset));
+  return 1;
 }
 
-#if !defined(__GNUC__)
-/* ik_bone_chain_scatter of chain j into the lanes: each bone's world rotation set as
- * ik_skeleton_set_world_rotation sets it (against its parent as it stands then), the
- * result measured at the tip. 0, or -1 where the chain's scatter would refuse. */
-static int scatter(const ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_inst *in,
-                   crowd_bone *bone, int e, int j) {
-  const ik_crowd_chain_desc *d = &c->t->chains[j];
-  ik_bone_chain *ch = in->chains[j];
-  ik_bone_chain_now *s = &ch->now;
-  const int n = ch->match_rotation ? ch->count : ch->count - 1, tip = d->bones[ch->count - 1];
-  int i;
-  if (s->status != IK_OK) return -1;
-  for (i = 0; i < n && !s->off; i++) {
-    const int b = d->bones[i], p = c->parent[b];
-    const ik_quat q = ch->rotations[i];
-    ik_quat parent_ws = ik_quat_identity();
-    if (ik__check_quat(q, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(q, q) > IK_TINY_LEN2)) return -1;
-    if (p >= 0) {
-      fresh(c, sc, stale, bone, e, p);
-      parent_ws = lane_q(bone[p].rw[0], e);
-    }
-    set_lane_q(bone[b].rl[0], e,
-               ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(q))));
-    mark_stale(c, stale, b);
+/* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
+static void place_foot(const ik_crowd *c, lane_work *w, const lane_chain *lc, int e, int j) {
+  ik_foot_result out;
+  lc->grounded[e] = 0;
+  if (ik__foot_update_valid(&c->t->chains[j].foot, &lc->foot[e], c->ground, lane_v3(w->target[0], e),
+                            ik_quat_identity(), c->dt, &out) == IK_OK) {
+    set_lane_v3(w->target[0], e, out.position);
+    lc->grounded[e] = out.grounded;
   }
-  fresh(c, sc, stale, bone, e, tip);
-  s->result.distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), s->target);
-  s->result.reached = !s->off && s->result.distance <= ch->tolerance;
-  return 0;
 }
-#endif
 
-#if defined(__GNUC__)
-/* scatter across the lanes: chain j of the instances of group g (in[e], NULL where a
- * lane has none to write), a bone of them all at once. A lane stops where its scatter
- * would refuse (the instance failed), as scatter stops. */
-static void scatter_group(const ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_bone *bone,
-                          crowd_inst *const *in, int j) {
+/* Where a bone chain's solver starts, lane e: the last solution's bone directions
+ * carried in the frame and laid out with the lengths as read (warm start), or the pose
+ * as read. */
+static void start_lane(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone, int e,
+                       int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik_vec3 at = lane_v3(bone[d->bones[0]].pw[0], e);
+  int i;
+  set_lane_v3(w->pos, e, at);
+  if (!lc->has_warm[e]) {
+    for (i = 1; i < d->count; i++) set_lane_v3(w->pos + (size_t)i * 3 * L_, e, lane_v3(bone[d->bones[i]].pw[0], e));
+    return;
+  }
+  for (i = 0; i + 1 < d->count; i++) {
+    at = ik_vec3_madd(at, ik_quat_rotate(lane_q(w->frame[0], e), lane_v3(lc->start + (size_t)i * 3 * L_, e)),
+                      w->len[(size_t)i * L_ + (size_t)e]);
+    set_lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e, at);
+  }
+}
+
+/* A two-bone limb, lane e: the job a bone chain fills (its pole at full weight). */
+static void two_bone_lane(const ik_crowd *c, lane_work *w, int e, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik_vec3 p[3];
+  ik_two_bone_job job;
+  int i;
+  for (i = 0; i < 3; i++) p[i] = lane_v3(w->pos + (size_t)i * 3 * L_, e);
+  ik_two_bone_job_init(&job, p, lane_v3(w->target[0], e));
+  job.tolerance = d->tolerance;
+  if (d->pole_bone >= 0) {
+    job.has_pole = 1;
+    job.pole = lane_v3(w->pole[0], e);
+  }
+  w->status[e] = ik_two_bone_run(&job);
+  w->result[e] = job.result;
+  if (w->status[e] == IK_OK)
+    for (i = 1; i < 3; i++) set_lane_v3(w->pos + (size_t)i * 3 * L_, e, p[i]);
+}
+
+/* The core chain a bone chain's solver is given, lane e's pose copied out of the lanes. */
+static void chain_lane(const ik_crowd *c, lane_work *w, int e, int j, ik_chain *chain) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik_vec3 *p = w->aos + (size_t)e * (size_t)d->count;
+  ik_real *len = w->aos_len + (size_t)e * (size_t)(d->count - 1);
+  int i;
+  for (i = 0; i < d->count; i++) p[i] = lane_v3(w->pos + (size_t)i * 3 * L_, e);
+  for (i = 0; i + 1 < d->count; i++) len[i] = w->len[(size_t)i * L_ + (size_t)e];
+  ik_chain_init(chain, p, d->count, len);
+  chain->rest_positions = (ik_vec3 *)c->t->rest[j];
+  if (d->pole_bone >= 0) {
+    chain->has_pole = 1;
+    chain->pole = lane_v3(w->pole[0], e);
+  }
+}
+
+/* The jobs of a pass's chains that are not two-bone, one a lane, in (chain, group, lane)
+ * order: filled, then read back in that order. */
+typedef struct crowd_jobs {
+  ik_batch batch;
+  int n[4];
+} crowd_jobs;
+
+static void add_job(const ik_crowd *c, crowd_scratch *s, crowd_jobs *jobs, lane_work *w, int e, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  const int solver = c->t->solver[j];
+  const ik_vec3 target = lane_v3(w->target[0], e);
+  ik_chain chain;
+  chain_lane(c, w, e, j, &chain);
+  if (solver == IK_BONE_CHAIN_FABRIK) {
+    ik_fabrik_job *job = &s->fabrik[jobs->n[solver]++];
+    ik_fabrik_job_init(job, &chain, target);
+    job->tolerance = d->tolerance;
+    job->max_iterations = d->iterations;
+  } else if (solver == IK_BONE_CHAIN_CCD) {
+    ik_ccd_job *job = &s->ccd[jobs->n[solver]++];
+    ik_ccd_job_init(job, &chain, target);
+    job->tolerance = d->tolerance;
+    job->max_iterations = d->iterations;
+  } else {
+    ik_dls_job *job = &s->dls[jobs->n[solver]++];
+    ik_dls_job_init(job, &chain, target);
+    job->tolerance = d->tolerance;
+    job->max_iterations = d->iterations;
+  }
+}
+
+static void take_job(const ik_crowd *c, const crowd_scratch *s, crowd_jobs *jobs, lane_work *w, int e, int j) {
+  const int solver = c->t->solver[j], k = jobs->n[solver]++;
+  const ik_vec3 *p = w->aos + (size_t)e * (size_t)c->t->chains[j].count;
+  int i;
+  if (solver == IK_BONE_CHAIN_FABRIK)
+    w->status[e] = s->fabrik_status[k], w->result[e] = s->fabrik[k].result;
+  else if (solver == IK_BONE_CHAIN_CCD)
+    w->status[e] = s->ccd_status[k], w->result[e] = s->ccd[k].result;
+  else
+    w->status[e] = s->dls_status[k], w->result[e] = s->dls[k].result;
+  if (w->status[e] == IK_OK)
+    for (i = 1; i < c->t->chains[j].count; i++) set_lane_v3(w->pos + (size_t)i * 3 * L_, e, p[i]);
+}
+
+/* ik_bone_chain_finish_begin of a solved lane: the warm start kept; then its bones
+ * turned by the rotations job, every such lane of the group at once. */
+static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone, int j) {
+  const ik_crowd_chain_desc *d = &c->t->chains[j];
+  ik__rotations_soa rs;
+  int e, i;
+  rs.count = d->count;
+  rs.stride = L_;
+  rs.mask = 0;
+  for (e = 0; e < L_; e++) {
+    ik_quat back;
+    if (!w->ok[e]) continue;
+    lc->result[e] = w->result[e];
+    if (w->status[e] != IK_OK) continue;
+    back = ik_quat_inverse(lane_q(w->frame[0], e));
+    for (i = 0; i + 1 < d->count; i++)
+      set_lane_v3(lc->start + (size_t)i * 3 * L_, e,
+                  ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e),
+                                                                     lane_v3(w->pos + (size_t)i * 3 * L_, e)))));
+    lc->has_warm[e] = 1;
+    rs.mask |= 1u << e;
+  }
+  if (!rs.mask) return;
+  for (i = 0; i < d->count; i++) {
+    rs.before[i] = bone[d->bones[i]].pw[0];
+    rs.solved[i] = w->pos + (size_t)i * 3 * L_;
+    rs.rotations[i] = w->rot + (size_t)i * 4 * L_;
+    rs.memory[i] = lc->memory + (size_t)i * 4 * L_;
+  }
+  ik__rotations_run_soa(&rs);
+}
+
+/* ik_bone_chain_scatter of chain j across a group's lanes where `go`: each bone's world
+ * rotation set as ik_skeleton_set_world_rotation sets it (against its parent as it
+ * stands then), a bone of them all at once, the tip's distance measured. A lane stops
+ * where its scatter would refuse (the instance failed). */
+static void scatter_group(ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_bone *bone, lane_work *w,
+                          const lane_chain *lc, int g, const int *go, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
   const int count = d->count, tip = d->bones[count - 1];
-  int live[IK_CROWD_LANES], any = 0, e, i;
-  for (e = 0; e < IK_CROWD_LANES; e++) {
-    live[e] = in[e] && in[e]->chains[j]->now.status == IK_OK;
-    if (in[e] && !live[e]) in[e]->failed = 1;
+  int live[L_], any = 0, e, i;
+  for (e = 0; e < L_; e++) {
+    live[e] = go[e] && w->ok[e] && w->status[e] == IK_OK;
+    if (go[e] && w->ok[e] && !live[e]) c->failed[g * L_ + e] = 1;
     any |= live[e];
   }
   if (!any) return;
   /* A template's chains never match the target's rotation: the tip keeps its own. */
   for (i = 0; i < count - 1; i++) {
     const int b = d->bones[i], p = c->parent[b];
-    ik_real q[4][IK_CROWD_LANES];
-    int write[IK_CROWD_LANES];
-    for (e = 0; e < IK_CROWD_LANES; e++) {
+    const ik_real *rot = w->rot + (size_t)i * 4 * L_;
+    ik_real q[4][L_];
+    for (e = 0; e < L_; e++) {
       ik_quat r = ik_quat_identity();
-      if (live[e] && !in[e]->chains[j]->now.off) {
-        r = in[e]->chains[j]->rotations[i];
+      if (live[e]) {
+        r = lane_q(rot, e);
         if (ik__check_quat(r, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(r, r) > IK_TINY_LEN2)) {
           live[e] = 0;
-          in[e]->failed = 1;
+          c->failed[g * L_ + e] = 1;
           r = ik_quat_identity();
         }
       }
       q[0][e] = r.x, q[1][e] = r.y, q[2][e] = r.z, q[3][e] = r.w;
-      write[e] = live[e] && !in[e]->chains[j]->now.off;
     }
     if (p >= 0) fresh(c, sc, stale, bone, -1, p);
-    local_lanes(bone, b, p, (const ik_real(*)[IK_CROWD_LANES])q, write);
+    local_lanes(bone, b, p, (const ik_real(*)[L_])q, live);
     mark_stale(c, stale, b);
   }
   fresh(c, sc, stale, bone, -1, tip);
-  for (e = 0; e < IK_CROWD_LANES; e++) {
-    ik_bone_chain_now *s;
+  for (e = 0; e < L_; e++) {
     if (!live[e]) continue;
-    s = &in[e]->chains[j]->now;
-    s->result.distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), s->target);
-    s->result.reached = !s->off && s->result.distance <= in[e]->chains[j]->tolerance;
-  }
-}
-#endif
-
-/* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
-static void place_foot(const ik_crowd *c, crowd_inst *in, int j) {
-  ik_bone_chain *ch = in->chains[j];
-  ik_foot_result out;
-  in->grounded[j] = 0;
-  if (ik__foot_update_valid(&c->t->chains[j].foot, &in->foot[j], c->ground, ch->now.target,
-                            ch->now.target_rotation, c->dt, &out) == IK_OK) {
-    ch->now.target = out.position;
-    ch->now.target_rotation = out.rotation;
-    in->grounded[j] = out.grounded;
+    lc->result[e].distance = ik_vec3_dist(lane_v3(bone[tip].pw[0], e), lane_v3(w->target[0], e));
+    lc->result[e].reached = lc->result[e].distance <= d->tolerance;
   }
 }
 
-/* Chain j of the n instances at `slots`, solved: its finish, the bones turned in vector
- * lanes, one instance a lane (bit for bit each chain's own rotations job). A pass's chains
- * share no bone, so each may turn before any scatters. */
-static void turn_chain(ik_crowd *c, int part, const int *slots, int n, int j) {
-  crowd_scratch *s = &c->scratch[part];
-  int i, lanes = 0;
-  for (i = 0; i < n; i++) {
-    crowd_inst *in = inst_at(c, slots[i]);
-    ik_rotations_job *rot = &s->rot[lanes];
-    int turns;
-    if (in->failed) continue;
-    if (in->lane[j] == IK_LANE_FABRIK)
-      turns = ik_bone_chain_finish_begin(in->chains[j], &s->fabrik[in->slot[j]].result,
-                                         s->fabrik_status[in->slot[j]], rot);
-    else if (in->lane[j] == IK_LANE_TWO_BONE)
-      turns = ik_bone_chain_finish_begin(in->chains[j], &s->two_bone[in->slot[j]].result,
-                                         s->two_bone_status[in->slot[j]], rot);
-    else
-      continue; /* solved and finished whole */
-    if (!turns) continue;
-    if (ik__rotations_lane_able(rot))
-      s->rot_jobs[lanes++] = rot;
-    else
-      ik__rotations_run_valid(rot);
-  }
-  ik__rotations_run_lanes(s->rot_jobs, lanes);
+/* The groups of the block brought current. */
+static void forward_block(ik_crowd *c, crowd_scratch *s, const crowd_block *k) {
+  int gi;
+  for (gi = 0; gi < k->groups; gi++)
+    forward_group(c, group_at(c, k->g0 + gi), s->stale + (size_t)gi * (size_t)c->t->bones);
 }
 
-/* The groups of the block's instances brought current. */
-static void forward_block(ik_crowd *c, crowd_scratch *s, const int *slots, int n) {
-  const int g0 = slots[0] / IK_CROWD_LANES;
-  int g;
-  for (g = g0; g <= slots[n - 1] / IK_CROWD_LANES; g++)
-    forward_group(c, group_at(c, g), s->stale + (size_t)(g - g0) * (size_t)c->t->bones);
-}
-
-/* Pass p's chains of the n instances at `slots` written into the lanes: chain by chain
- * across each group's lanes where vectors are, else instance by instance; the same
- * values either way (the instances share nothing, an instance's chains keep their order). */
-static void write_back(ik_crowd *c, crowd_scratch *s, const int *slots, int n, int p) {
-  const ik_crowd_template *t = c->t;
-  const int g0 = slots[0] / IK_CROWD_LANES, groups = slots[n - 1] / IK_CROWD_LANES - g0 + 1;
-  int i, j, g;
-#if defined(__GNUC__)
-  {
-    crowd_inst *in[GROUPS_PER_BLOCK][IK_CROWD_LANES];
-    memset(in, 0, sizeof in);
-    for (i = 0; i < n; i++) {
-      crowd_inst *x = inst_at(c, slots[i]);
-      if (!x->failed) in[slots[i] / IK_CROWD_LANES - g0][slots[i] % IK_CROWD_LANES] = x;
-    }
-    for (j = 0; j < t->chain_count; j++)
-      for (g = 0; g < groups && t->pass[j] == p; g++)
-        scatter_group(c, s, s->stale + (size_t)g * (size_t)t->bones, group_at(c, g0 + g), in[g], j);
-  }
-#else
-  for (i = 0; i < n; i++) {
-    crowd_inst *in = inst_at(c, slots[i]);
-    unsigned char *stale = s->stale + (size_t)(slots[i] / IK_CROWD_LANES - g0) * (size_t)t->bones;
-    if (in->failed) continue;
-    memset(stale, 0, (size_t)t->bones); /* all current since the pass began */
-    for (j = 0; j < t->chain_count; j++)
-      if (t->pass[j] == p &&
-          scatter(c, s, stale, in, group_at(c, slots[i] / IK_CROWD_LANES), slots[i] % IK_CROWD_LANES, j) != 0)
-        in->failed = 1;
-  }
-  /* One lane's fresh bones are not its group's: the next pass computes them all. */
-  memset(s->stale, 1, (size_t)groups * (size_t)t->bones);
-  (void)g;
-#endif
-}
-
-/* Pass p of the n instances at `slots`, on thread part's jobs: read, feet, solve in the
- * lanes, turn, write back. */
-static void run_pass(ik_crowd *c, int part, const int *slots, int n, int p) {
+/* Pass p of the block on thread part's buffers: every chain of the pass read, the feet
+ * placed, solved (two-bone limbs lane by lane, the others in the core's ik_batch, FABRIK
+ * chains side by side in its SIMD lanes), turned in vector lanes, then written back. */
+static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
   const ik_crowd_template *t = c->t;
   crowd_scratch *s = &c->scratch[part];
-  ik_batch jobs;
-  int i, j;
-  forward_block(c, s, slots, n);
-  ik_batch_init(&jobs);
-  for (i = 0; i < n; i++) {
-    crowd_inst *in = inst_at(c, slots[i]);
-    const crowd_bone *bone = group_at(c, slots[i] / IK_CROWD_LANES);
-    const int e = slots[i] % IK_CROWD_LANES;
-    if (in->failed) continue;
-    for (j = 0; j < t->chain_count && !in->failed; j++) {
-      ik_foot_result probe;
-      if (t->pass[j] != p) continue;
-      in->lane[j] = gather(c, in, bone, e, j);
-      if (in->lane[j] < 0) in->failed = 1;
-      if (!in->failed && t->chains[j].has_foot &&
-          ik_foot_validate(&t->chains[j].foot, &in->foot[j], c->ground, in->chains[j]->now.target,
-                           in->chains[j]->now.target_rotation, 0, &probe, NULL) != IK_OK)
-        in->failed = 1;
-    }
-    for (j = 0; j < t->chain_count && !in->failed; j++) {
-      ik_bone_chain *ch = in->chains[j];
-      if (t->pass[j] != p) continue;
-      if (t->chains[j].has_foot) place_foot(c, in, j);
-      if (in->lane[j] == IK_LANE_FABRIK) {
-        in->slot[j] = jobs.fabrik_count++;
-        ik_bone_chain_prepare(ch, in->lane[j], &s->fabrik[in->slot[j]]);
-      } else if (in->lane[j] == IK_LANE_TWO_BONE) {
-        in->slot[j] = jobs.two_bone_count++;
-        ik_bone_chain_prepare(ch, in->lane[j], &s->two_bone[in->slot[j]]);
-      } else {
-        ik_bone_chain_solve(ch);
+  crowd_jobs jobs;
+  int j, gi, e, go[GROUPS_PER_BLOCK][L_];
+  forward_block(c, s, k);
+  /* Read: an instance any of whose chains of the pass cannot be read fails. */
+  for (j = 0; j < t->chain_count; j++) {
+    if (t->pass[j] != p) continue;
+    for (gi = 0; gi < k->groups; gi++) {
+      const int g = k->g0 + gi;
+      const crowd_bone *bone = group_at(c, g);
+      lane_work *w = work_at(c, s, j, gi);
+      const lane_chain lc = chain_at(c, g, j);
+      for (e = 0; e < L_; e++) {
+        ik_foot_result probe;
+        w->ok[e] = 0;
+        if (!k->live[gi][e]) continue;
+        if (!gather_lane(c, w, bone, g, e, j) ||
+            (t->chains[j].has_foot &&
+             ik_foot_validate(&t->chains[j].foot, &lc.foot[e], c->ground, lane_v3(w->target[0], e),
+                              ik_quat_identity(), 0, &probe, NULL) != IK_OK)) {
+          k->live[gi][e] = 0;
+          c->failed[g * L_ + e] = 1;
+          continue;
+        }
+        w->ok[e] = 1;
       }
     }
   }
-  jobs.fabrik = s->fabrik;
-  jobs.fabrik_status = s->fabrik_status;
-  jobs.two_bone = s->two_bone;
-  jobs.two_bone_status = s->two_bone_status;
-  ik_batch_run_slice(&jobs, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
-  for (j = 0; j < t->chain_count; j++)
-    if (t->pass[j] == p) turn_chain(c, part, slots, n, j);
-  write_back(c, s, slots, n, p);
+  /* Feet, starts, and the solves. */
+  memset(&jobs, 0, sizeof jobs);
+  ik_batch_init(&jobs.batch);
+  for (j = 0; j < t->chain_count; j++) {
+    if (t->pass[j] != p) continue;
+    for (gi = 0; gi < k->groups; gi++) {
+      const crowd_bone *bone = group_at(c, k->g0 + gi);
+      lane_work *w = work_at(c, s, j, gi);
+      const lane_chain lc = chain_at(c, k->g0 + gi, j);
+      for (e = 0; e < L_; e++) {
+        w->ok[e] &= k->live[gi][e]; /* a later chain of the pass may have failed it */
+        if (!w->ok[e]) continue;
+        if (t->chains[j].has_foot) place_foot(c, w, &lc, e, j);
+        start_lane(c, w, &lc, bone, e, j);
+        if (t->solver[j] == IK_BONE_CHAIN_TWO_BONE)
+          two_bone_lane(c, w, e, j);
+        else
+          add_job(c, s, &jobs, w, e, j);
+      }
+    }
+  }
+  jobs.batch.fabrik = s->fabrik, jobs.batch.fabrik_count = jobs.n[IK_BONE_CHAIN_FABRIK];
+  jobs.batch.ccd = s->ccd, jobs.batch.ccd_count = jobs.n[IK_BONE_CHAIN_CCD];
+  jobs.batch.dls = s->dls, jobs.batch.dls_count = jobs.n[IK_BONE_CHAIN_DLS];
+  jobs.batch.fabrik_status = s->fabrik_status;
+  jobs.batch.ccd_status = s->ccd_status;
+  jobs.batch.dls_status = s->dls_status;
+  ik_batch_run_slice(&jobs.batch, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
+  memset(jobs.n, 0, sizeof jobs.n);
+  for (j = 0; j < t->chain_count; j++) {
+    if (t->pass[j] != p) continue;
+    for (gi = 0; gi < k->groups; gi++) {
+      lane_work *w = work_at(c, s, j, gi);
+      const lane_chain lc = chain_at(c, k->g0 + gi, j);
+      if (t->solver[j] != IK_BONE_CHAIN_TWO_BONE)
+        for (e = 0; e < L_; e++)
+          if (w->ok[e]) take_job(c, s, &jobs, w, e, j);
+      finish_group(c, w, &lc, group_at(c, k->g0 + gi), j);
+    }
+  }
+  /* Written back, chain by chain across each group's lanes (an instance's chains keep
+   * their order), every instance that was going when the writing began. */
+  for (gi = 0; gi < k->groups; gi++)
+    for (e = 0; e < L_; e++) go[gi][e] = k->live[gi][e];
+  for (j = 0; j < t->chain_count; j++) {
+    if (t->pass[j] != p) continue;
+    for (gi = 0; gi < k->groups; gi++) {
+      const lane_chain lc = chain_at(c, k->g0 + gi, j);
+      scatter_group(c, s, s->stale + (size_t)gi * (size_t)t->bones, group_at(c, k->g0 + gi), work_at(c, s, j, gi),
+                    &lc, k->g0 + gi, go[gi], j);
+    }
+  }
+  for (gi = 0; gi < k->groups; gi++)
+    for (e = 0; e < L_; e++) k->live[gi][e] &= !c->failed[(k->g0 + gi) * L_ + e];
 }
 
-static void run_block(ik_crowd *c, int part, const int *slots, int n) {
+/* Block `block` (IK_CROWD_BLOCK slots from block * IK_CROWD_BLOCK) on thread part. */
+static void run_block(ik_crowd *c, int part, int block) {
   crowd_scratch *s = &c->scratch[part];
-  int i, p;
-  for (i = 0; i < n; i++) take_inputs(c, slots[i]);
+  const int first = block * IK_CROWD_BLOCK;
+  const int end = first + IK_CROWD_BLOCK < c->capacity ? first + IK_CROWD_BLOCK : c->capacity;
+  crowd_block k;
+  int slot, p, any = 0;
+  memset(&k, 0, sizeof k);
+  k.g0 = first / L_;
+  k.groups = groups_of(end) - k.g0;
+  for (slot = first; slot < end; slot++) {
+    if (!c->used[slot]) continue;
+    take_root(c, slot);
+    k.live[slot / L_ - k.g0][slot % L_] = 1;
+    any = 1;
+  }
+  if (!any) return;
   memset(s->stale, 1, GROUPS_PER_BLOCK * (size_t)c->t->bones); /* every root moved */
-  for (p = 0; p < c->t->passes; p++) run_pass(c, part, slots, n, p);
-  forward_block(c, s, slots, n);
-  for (i = 0; i < n; i++) write_pose(c, slots[i]);
+  for (p = 0; p < c->t->passes; p++) run_pass(c, part, &k, p);
+  forward_block(c, s, &k);
+  for (slot = first; slot < end; slot++)
+    if (c->used[slot]) write_pose(c, slot);
 }
 
 /* Thread part's share of the slots, whole blocks of IK_CROWD_BLOCK slots (so no two
- * threads share a group of lanes), their used instances together. */
+ * threads share a group of lanes). */
 static void solve_part(ik_crowd *c, int part) {
   const int blocks = (c->capacity + IK_CROWD_BLOCK - 1) / IK_CROWD_BLOCK;
   const int first = (int)((long long)blocks * part / c->threads);
   const int last = (int)((long long)blocks * (part + 1) / c->threads);
-  int slots[IK_CROWD_BLOCK], block;
-  for (block = first; block < last; block++) {
-    const int end = (block + 1) * IK_CROWD_BLOCK < c->capacity ? (block + 1) * IK_CROWD_BLOCK : c->capacity;
-    int n = 0, slot;
-    for (slot = block * IK_CROWD_BLOCK; slot < end; slot++)
-      if (inst_at(c, slot)->used) slots[n++] = slot;
-    if (n) run_block(c, part, slots, n);
-  }
+  int block;
+  for (block = first; block < last; block++) run_block(c, part, block);
 }
 
 static void solve_parts(void *ctx, int begin, int end) {
@@ -1001,10 +1204,12 @@ ik_status ik_crowd_solve(ik_crowd *c, ik_real dt, int *reached, ik_error *err) {
   c->dt = dt;
   ik_pool_run(c->pool, c->threads, solve_parts, c);
   for (slot = 0; slot < c->capacity; slot++) {
-    const crowd_inst *in = inst_at(c, slot);
-    if (!in->used) continue;
-    if (in->failed && first_failed < 0) first_failed = slot;
-    for (j = 0; j < c->t->chain_count && !in->failed; j++) count += in->chains[j]->now.result.reached != 0;
+    if (!c->used[slot]) continue;
+    if (c->failed[slot]) {
+      if (first_failed < 0) first_failed = slot;
+      continue;
+    }
+    for (j = 0; j < c->t->chain_count; j++) count += chain_at(c, slot / L_, j).result[slot % L_].reached != 0;
   }
   if (reached) *reached = count;
   if (first_failed >= 0) return fail(err, IK_E_PARAMETER, "chains", first_failed);
@@ -1012,10 +1217,10 @@ ik_status ik_crowd_solve(ik_crowd *c, ik_real dt, int *reached, ik_error *err) {
 }
 
 ik_status ik_crowd_result(const ik_crowd *c, int slot, int chain, ik_result *result, int *grounded) {
-  const crowd_inst *in;
+  lane_chain lc;
   if (!ik_crowd_used(c, slot) || chain < 0 || chain >= c->t->chain_count) return IK_E_PARAMETER;
-  in = inst_at(c, slot);
-  if (result) *result = in->chains[chain]->now.result;
-  if (grounded) *grounded = c->t->chains[chain].has_foot ? in->grounded[chain] : 0;
+  lc = chain_at(c, slot / L_, chain);
+  if (result) *result = lc.result[slot % L_];
+  if (grounded) *grounded = c->t->chains[chain].has_foot ? lc.grounded[slot % L_] : 0;
   return IK_OK;
 }
