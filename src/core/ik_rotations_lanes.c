@@ -37,7 +37,7 @@ static void soa_run_scalar(const ik__rotations_soa *s) {
     ik_rotations_job_init(&job, s->count, before, solved, rot);
     job.twist_memory = mem;
     ik__rotations_run_valid(&job);
-    for (i = 0; i < s->count; i++) {
+    for (i = 0; i + 1 < s->count; i++) {
       s->rotations[i][e] = rot[i].x, s->rotations[i][st + e] = rot[i].y;
       s->rotations[i][2 * st + e] = rot[i].z, s->rotations[i][3 * st + e] = rot[i].w;
       s->memory[i][e] = mem[i].x, s->memory[i][st + e] = mem[i].y;
@@ -180,7 +180,9 @@ ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
   return isa == 0 || isa == 2 ? run_scalar : NULL;
 }
 
-ik__rotations_soa_fn ik__rotations_soa_variant(int isa) { return isa == 0 || isa == 2 ? soa_run_scalar : NULL; }
+ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
+  return isa == 0 || isa == 2 ? soa_run_scalar : NULL;
+}
 
 void ik__rotations_run_soa(const ik__rotations_soa *s) { soa_run_scalar(s); }
 

@@ -10,116 +10,10 @@
  * and each lane keeps its own (a select is exact).
  */
 
-#define VV RL_(v3)
-#define QV RL_(q)
-typedef struct {
-  V x, y, z;
-} VV;
-typedef struct {
-  V x, y, z, w;
-} QV;
-
-static inline V RL_(sel)(M m, V a, V b) { return (V)(((M)a & m) | ((M)b & ~m)); }
-static inline VV RL_(v3_sel)(M m, VV a, VV b) {
-  VV r = {RL_(sel)(m, a.x, b.x), RL_(sel)(m, a.y, b.y), RL_(sel)(m, a.z, b.z)};
-  return r;
-}
-static inline QV RL_(q_sel)(M m, QV a, QV b) {
-  QV r = {RL_(sel)(m, a.x, b.x), RL_(sel)(m, a.y, b.y), RL_(sel)(m, a.z, b.z), RL_(sel)(m, a.w, b.w)};
-  return r;
-}
-static inline V RL_(splat)(ik_real s) {
-  V v;
-  int e;
-  for (e = 0; e < RL_W; e++) v[e] = s;
-  return v;
-}
-static inline QV RL_(q_identity)(void) {
-  QV r = {RL_(splat)(0), RL_(splat)(0), RL_(splat)(0), RL_(splat)(1)};
-  return r;
-}
-static inline M RL_(finite)(V a) { return (a - a) == (a - a); }
-static inline VV RL_(v3_sub)(VV a, VV b) {
-  VV r = {a.x - b.x, a.y - b.y, a.z - b.z};
-  return r;
-}
-static inline VV RL_(v3_add)(VV a, VV b) {
-  VV r = {a.x + b.x, a.y + b.y, a.z + b.z};
-  return r;
-}
-static inline V RL_(v3_dot)(VV a, VV b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline VV RL_(v3_cross)(VV a, VV b) {
-  VV r = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-  return r;
-}
-static inline VV RL_(v3_scale)(VV a, V s) {
-  VV r = {a.x * s, a.y * s, a.z * s};
-  return r;
-}
-static inline VV RL_(v3_madd)(VV a, VV b, V s) {
-  VV r = {a.x + b.x * s, a.y + b.y * s, a.z + b.z * s};
-  return r;
-}
-static inline VV RL_(v3_normalize)(VV a) {
-  const V len2 = RL_(v3_dot)(a, a);
-  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
-  const VV zero = {RL_(splat)(0), RL_(splat)(0), RL_(splat)(0)};
-  return RL_(v3_sel)(ok, RL_(v3_scale)(a, 1 / RL_SQRT(len2)), zero);
-}
-static inline V RL_(q_dot)(QV a, QV b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
-static inline QV RL_(q_mul)(QV a, QV b) {
-  QV r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-  return r;
-}
-static inline QV RL_(q_conjugate)(QV a) {
-  QV r = {-a.x, -a.y, -a.z, a.w};
-  return r;
-}
-static inline QV RL_(q_normalize)(QV a) {
-  const V len2 = RL_(q_dot)(a, a);
-  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
-  const V inv = 1 / RL_SQRT(len2);
-  QV r = {a.x * inv, a.y * inv, a.z * inv, a.w * inv};
-  return RL_(q_sel)(ok, r, RL_(q_identity)());
-}
-static inline QV RL_(q_inverse)(QV a) {
-  const V len2 = RL_(q_dot)(a, a);
-  const M ok = (len2 > IK_TINY_LEN2) & RL_(finite)(len2);
-  const V inv = 1 / len2;
-  QV r = {-a.x * inv, -a.y * inv, -a.z * inv, a.w * inv};
-  return RL_(q_sel)(ok, r, RL_(q_identity)());
-}
-static inline VV RL_(q_rotate)(QV q, VV v) {
-  const VV u = {q.x, q.y, q.z};
-  const VV t = RL_(v3_scale)(RL_(v3_cross)(u, v), RL_(splat)(2));
-  return RL_(v3_add)(RL_(v3_madd)(v, t, q.w), RL_(v3_cross)(u, t));
-}
-static inline V RL_(abs)(V a) { return RL_(sel)(a < 0, -a, a); }
-
-/* ik_vec3_any_perpendicular. */
-static inline VV RL_(any_perpendicular)(VV a) {
-  const M first = RL_(abs)(a.x) < (ik_real)0.57735, second = ~first & (RL_(abs)(a.y) < (ik_real)0.57735);
-  const V one = RL_(splat)(1), zero = RL_(splat)(0);
-  const VV other = {RL_(sel)(first, one, zero), RL_(sel)(second, one, zero),
-                    RL_(sel)(first | second, zero, one)};
-  return RL_(v3_normalize)(RL_(v3_cross)(a, other));
-}
-
-/* ik_quat_from_to. */
-static inline QV RL_(from_to)(VV a, VV b) {
-  const VV na = RL_(v3_normalize)(a), nb = RL_(v3_normalize)(b);
-  const M none = (RL_(v3_dot)(na, na) == 0) | (RL_(v3_dot)(nb, nb) == 0);
-  const VV sum = RL_(v3_add)(na, nb), diff = RL_(v3_sub)(na, nb);
-  const V cos_half = RL_SQRT(RL_(v3_dot)(sum, sum)) / 2, sin_half = RL_SQRT(RL_(v3_dot)(diff, diff)) / 2;
-  const VV axis = RL_(v3_normalize)(RL_(v3_cross)(na, sum));
-  const M flat = RL_(v3_dot)(axis, axis) == 0;
-  const VV perp = RL_(any_perpendicular)(na);
-  const QV half = {perp.x, perp.y, perp.z, RL_(splat)(0)};
-  QV r = {axis.x * sin_half, axis.y * sin_half, axis.z * sin_half, cos_half};
-  r = RL_(q_sel)(flat, RL_(q_sel)(cos_half >= sin_half, RL_(q_identity)(), half), RL_(q_normalize)(r));
-  return RL_(q_sel)(none, RL_(q_identity)(), r);
-}
+#define LM_(x) RL_(x)
+#define LM_W RL_W
+#define LM_SQRT RL_SQRT
+#include "ik_lanes_math_body.h"
 
 /* ik_quat_swing_twist. */
 static inline void RL_(swing_twist)(QV q, VV axis, QV *swing, QV *twist) {
@@ -190,8 +84,9 @@ static inline QV RL_(turn_towards)(QV from, QV to) {
 /* One joint of the loop: joint i's new world rotation from its old one and its parent's
  * turn (parent_old_ws, parent_new_ws: updated to this joint's), its bone before and as
  * solved (i < tip), the twist memory it turns on from (written where `live`). */
-static inline QV RL_(joint)(QV rot_old_ws, QV *parent_old_ws, QV *parent_new_ws, VV bone_old_ws, VV to_ws,
-                            QV *memory, int is_tip, M match_tip, QV tip_ws) {
+static inline __attribute__((always_inline)) QV RL_(joint)(QV rot_old_ws, QV *parent_old_ws,
+                                                           QV *parent_new_ws, VV bone_old_ws, VV to_ws,
+                                                           QV *memory, int is_tip, M match_tip, QV tip_ws) {
   const QV parent_turn_ws = RL_(q_normalize)(RL_(q_mul)(*parent_new_ws, RL_(q_inverse)(*parent_old_ws)));
   const QV inherited_ws = RL_(q_normalize)(RL_(q_mul)(parent_turn_ws, rot_old_ws));
   QV rot_new_ws;
@@ -244,47 +139,26 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
 }
 
 /* The structure-of-arrays form (ik__rotations_soa): lanes k .. k + RL_W - 1 of s. */
-static inline V RL_(ld)(const ik_real *a) {
-  V v;
-  memcpy(&v, a, sizeof v);
-  return v;
-}
-static inline VV RL_(ld_v)(const ik_real *a, int stride) {
-  VV r = {RL_(ld)(a), RL_(ld)(a + stride), RL_(ld)(a + 2 * stride)};
-  return r;
-}
-static inline QV RL_(ld_q)(const ik_real *a, int stride) {
-  QV r = {RL_(ld)(a), RL_(ld)(a + stride), RL_(ld)(a + 2 * stride), RL_(ld)(a + 3 * stride)};
-  return r;
-}
-/* Stores q where `m`, keeping the lanes it clears. */
-static inline void RL_(st_q)(ik_real *a, int stride, QV q, M m) {
-  const QV old = RL_(ld_q)(a, stride), v = RL_(q_sel)(m, q, old);
-  memcpy(a, &v.x, sizeof v.x);
-  memcpy(a + stride, &v.y, sizeof v.y);
-  memcpy(a + 2 * stride, &v.z, sizeof v.z);
-  memcpy(a + 3 * stride, &v.w, sizeof v.w);
-}
-
 RL_TARGET static void RL_SOA_NAME(const ik__rotations_soa *s, int k) {
   const int tip = s->count - 1, st = s->stride;
   QV parent_old_ws = RL_(q_identity)(), parent_new_ws = RL_(q_identity)();
-  const QV tip_ws = RL_(q_identity)();
   M write, no_match;
   int i, e;
   for (e = 0; e < RL_W; e++) write[e] = (s->mask >> (k + e)) & 1u ? -1 : 0, no_match[e] = 0;
-  for (i = 0; i <= tip; i++) {
-    const int bone = i < tip ? i : tip - 1;
-    const VV bone_old_ws = RL_(v3_sub)(RL_(ld_v)(s->before[bone + 1] + k, st), RL_(ld_v)(s->before[bone] + k, st));
-    const VV to_ws =
-        i < tip ? RL_(v3_sub)(RL_(ld_v)(s->solved[i + 1] + k, st), RL_(ld_v)(s->solved[i] + k, st)) : bone_old_ws;
-    QV memory = i < tip ? RL_(ld_q)(s->memory[i] + k, st) : RL_(q_identity)();
-    const QV rot_new_ws = RL_(joint)(RL_(q_normalize)(RL_(ld_q)(s->rotations[i] + k, st)), &parent_old_ws,
-                                     &parent_new_ws, bone_old_ws, to_ws, &memory, i == tip, no_match, tip_ws);
-    if (i < tip) RL_(st_q)(s->memory[i] + k, st, memory, write);
+  for (i = 0; i < tip; i++) {
+    const VV bone_old_ws = RL_(v3_sub)(RL_(ld_v)(s->before[i + 1] + k, st), RL_(ld_v)(s->before[i] + k, st));
+    const VV to_ws = RL_(v3_sub)(RL_(ld_v)(s->solved[i + 1] + k, st), RL_(ld_v)(s->solved[i] + k, st));
+    QV memory = RL_(ld_q)(s->memory[i] + k, st);
+    const QV rot_new_ws =
+        RL_(joint)(RL_(q_normalize)(RL_(ld_q)(s->rotations[i] + k, st)), &parent_old_ws, &parent_new_ws,
+                   bone_old_ws, to_ws, &memory, 0, no_match, RL_(q_identity)());
+    RL_(st_q)(s->memory[i] + k, st, memory, write);
     RL_(st_q)(s->rotations[i] + k, st, rot_new_ws, write);
   }
 }
 
 #undef VV
 #undef QV
+#undef LM_
+#undef LM_W
+#undef LM_SQRT

@@ -100,13 +100,13 @@ typedef struct lane_chain {
 
 /* Chain j of a group's instances within a pass: what the gather read and the solve made. */
 typedef struct lane_work {
-  ik_real *pos;    /* count joints, 3 x L_ each: the pose the solver starts from, then its solution */
-  ik_real *rot;    /* count, 4 x L_: the bones' world rotations as read, then turned */
-  ik_real *len;    /* count - 1, L_ each: the bones' lengths as read */
-  ik_vec3 *aos;    /* L_ x count: a lane's pose for the one-chain jobs (not two-bone) */
+  ik_real *pos;     /* count joints, 3 x L_ each: the pose the solver starts from, then its solution */
+  ik_real *rot;     /* count, 4 x L_: the bones' world rotations as read, then turned */
+  ik_real *len;     /* count - 1, L_ each: the bones' lengths as read */
+  ik_vec3 *aos;     /* L_ x count: a lane's pose for the one-chain jobs (not two-bone) */
   ik_real *aos_len; /* L_ x (count - 1) */
   ik_real target[3][L_], pole[3][L_], frame[4][L_];
-  int ok[L_];      /* read, and to be solved */
+  int ok[L_]; /* read, and to be solved */
   ik_status status[L_];
   ik_result result[L_]; /* the solver's */
 } lane_work;
@@ -140,12 +140,11 @@ struct ik_crowd {
   crowd_bone *pose;       /* groups_of(capacity) groups of t->bones */
   char *state;            /* groups_of(capacity) groups' chains: state_size each */
   size_t state_size, state_offset[IK_CROWD_MAX_CHAINS];
-  size_t work_size;     /* a lane_work and its arrays, for the longest chain */
+  size_t work_size;             /* a lane_work and its arrays, for the longest chain */
   unsigned char *used, *failed; /* a slot's */
 };
 
 static const int root_width = 7;
-
 
 /* ---- templates ---- */
 
@@ -408,7 +407,8 @@ static void chains_rest(ik_crowd *c, int g, int e) {
   int j, i;
   for (j = 0; j < c->t->chain_count; j++) {
     const lane_chain lc = chain_at(c, g, j);
-    for (i = 0; i < c->t->chains[j].count; i++) set_lane_q(lc.memory + (size_t)i * 4 * L_, e, ik_quat_identity());
+    for (i = 0; i < c->t->chains[j].count; i++)
+      set_lane_q(lc.memory + (size_t)i * 4 * L_, e, ik_quat_identity());
     memset(&lc.result[e], 0, sizeof lc.result[e]);
     lc.has_warm[e] = 0;
     lc.grounded[e] = 0;
@@ -761,6 +761,39 @@ static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CR
 #endif
   local_base(bone, b, p, q, write);
 }
+
+/* A chain's read, start and kept warm start across a group's lanes (below). */
+static void gather_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w) {
+#ifdef CROWD_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    gather_avx2(bone, d, w, w->ok);
+    return;
+  }
+#endif
+  gather_base(bone, d, w, w->ok);
+}
+
+static void start_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w,
+                        const lane_chain *lc) {
+#ifdef CROWD_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    start_avx2(bone, d, w, lc->start, lc->has_warm);
+    return;
+  }
+#endif
+  start_base(bone, d, w, lc->start, lc->has_warm);
+}
+
+static void keep_group(const ik_crowd_chain_desc *d, const lane_work *w, const lane_chain *lc,
+                       const int *done) {
+#ifdef CROWD_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    keep_avx2(d, w, lc->start, done);
+    return;
+  }
+#endif
+  keep_base(d, w, lc->start, done);
+}
 #else
 /* ik_skeleton_set_world_rotation's local rotation, lane by lane. */
 static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CROWD_LANES],
@@ -769,8 +802,9 @@ static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CR
   for (e = 0; e < L_; e++) {
     const ik_quat parent_ws = p >= 0 ? lane_q(bone[p].rw[0], e) : ik_quat_identity();
     if (!write[e]) continue;
-    set_lane_q(bone[b].rl[0], e,
-               ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(lane_q(q[0], e)))));
+    set_lane_q(
+        bone[b].rl[0], e,
+        ik_quat_normalize(ik_quat_mul(ik_quat_conjugate(parent_ws), ik_quat_normalize(lane_q(q[0], e)))));
   }
 }
 #endif
@@ -823,11 +857,6 @@ static void mark_stale(const ik_crowd *c, unsigned char *stale, int b) {
     if (stale[c->parent[i]]) stale[i] = 1;
 }
 
-/* A point hung `offset` from bone b (its world transform current), as an ik_node's. */
-static ik_vec3 hung(const crowd_bone *bone, int e, int b, ik_vec3 offset) {
-  return ik_vec3_add(lane_v3(bone[b].pw[0], e), ik_quat_rotate(lane_q(bone[b].rw[0], e), offset));
-}
-
 /* The block a thread is taking through a pass: its first group and how many, and which
  * of their lanes hold instances still going. */
 typedef struct crowd_block {
@@ -835,22 +864,27 @@ typedef struct crowd_block {
   int live[GROUPS_PER_BLOCK][L_];
 } crowd_block;
 
-/* ik_bone_chain_gather of chain j of lane e of group g (its world transforms current)
- * from the lanes into w: 1, or 0 where the chain's gather would refuse it. */
-static int gather_lane(const ik_crowd *c, lane_work *w, const crowd_bone *bone, int g, int e, int j) {
-  const ik_crowd_chain_desc *d = &c->t->chains[j];
+/* The host's target of chain j, lane e of group g, into w. */
+static void host_target(const ik_crowd *c, lane_work *w, int g, int e, int j) {
+  const ik_real *v = c->view[IK_CROWD_TARGETS] + (size_t)(g * L_ + e) * (size_t)c->width[IK_CROWD_TARGETS] +
+                     3 * c->t->target_slot[j];
+  set_lane_v3(w->target[0], e, ik_vec3_make(v[0], v[1], v[2]));
+}
+
+#if !defined(__GNUC__)
+/* A point hung `offset` from bone b (its world transform current), as an ik_node's. */
+static ik_vec3 hung(const crowd_bone *bone, int e, int b, ik_vec3 offset) {
+  return ik_vec3_add(lane_v3(bone[b].pw[0], e), ik_quat_rotate(lane_q(bone[b].rw[0], e), offset));
+}
+
+/* ik_bone_chain_gather of chain d of lane e (its world transforms current) from the
+ * lanes into w: 1, or 0 where the chain's gather would refuse it. */
+static int gather_lane(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w, int e) {
   const int n = d->count;
-  ik_vec3 p[IK_CROWD_MAX_JOINTS], target;
+  ik_vec3 p[IK_CROWD_MAX_JOINTS];
   ik_real total = 0;
   int i, ok = 1;
-  if (d->target_bone < 0) {
-    const ik_real *v = c->view[IK_CROWD_TARGETS] + (size_t)(g * L_ + e) * (size_t)c->width[IK_CROWD_TARGETS] +
-                       3 * c->t->target_slot[j];
-    target = ik_vec3_make(v[0], v[1], v[2]);
-  } else {
-    target = hung(bone, e, d->target_bone, d->target_offset);
-  }
-  set_lane_v3(w->target[0], e, target);
+  if (d->target_bone >= 0) set_lane_v3(w->target[0], e, hung(bone, e, d->target_bone, d->target_offset));
   for (i = 0; i < n; i++) {
     p[i] = lane_v3(bone[d->bones[i]].pw[0], e);
     set_lane_q(w->rot + (size_t)i * 4 * L_, e, lane_q(bone[d->bones[i]].rw[0], e));
@@ -872,6 +906,48 @@ static int gather_lane(const ik_crowd *c, lane_work *w, const crowd_bone *bone, 
   return 1;
 }
 
+static void gather_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w) {
+  int e;
+  for (e = 0; e < L_; e++)
+    if (w->ok[e]) w->ok[e] = gather_lane(bone, d, w, e);
+}
+
+/* Where a bone chain's solver starts, each lane: the last solution's bone directions
+ * carried in the frame and laid out with the lengths as read (warm start), or the pose
+ * as read. */
+static void start_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w,
+                        const lane_chain *lc) {
+  int e, i;
+  for (e = 0; e < L_; e++) {
+    ik_vec3 at = lane_v3(bone[d->bones[0]].pw[0], e);
+    set_lane_v3(w->pos, e, at);
+    for (i = 0; i + 1 < d->count; i++) {
+      at =
+          ik_vec3_madd(at, ik_quat_rotate(lane_q(w->frame[0], e), lane_v3(lc->start + (size_t)i * 3 * L_, e)),
+                       w->len[(size_t)i * L_ + (size_t)e]);
+      set_lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e,
+                  lc->has_warm[e] ? at : lane_v3(bone[d->bones[i + 1]].pw[0], e));
+    }
+  }
+}
+
+/* The warm start kept where done[e]: each solved bone's direction, back in the frame. */
+static void keep_group(const ik_crowd_chain_desc *d, const lane_work *w, const lane_chain *lc,
+                       const int *done) {
+  int e, i;
+  for (e = 0; e < L_; e++) {
+    ik_quat back;
+    if (!done[e]) continue;
+    back = ik_quat_inverse(lane_q(w->frame[0], e));
+    for (i = 0; i + 1 < d->count; i++)
+      set_lane_v3(
+          lc->start + (size_t)i * 3 * L_, e,
+          ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e),
+                                                             lane_v3(w->pos + (size_t)i * 3 * L_, e)))));
+  }
+}
+#endif
+
 /* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
 static void place_foot(const ik_crowd *c, lane_work *w, const lane_chain *lc, int e, int j) {
   ik_foot_result out;
@@ -880,26 +956,6 @@ static void place_foot(const ik_crowd *c, lane_work *w, const lane_chain *lc, in
                             ik_quat_identity(), c->dt, &out) == IK_OK) {
     set_lane_v3(w->target[0], e, out.position);
     lc->grounded[e] = out.grounded;
-  }
-}
-
-/* Where a bone chain's solver starts, lane e: the last solution's bone directions
- * carried in the frame and laid out with the lengths as read (warm start), or the pose
- * as read. */
-static void start_lane(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone, int e,
-                       int j) {
-  const ik_crowd_chain_desc *d = &c->t->chains[j];
-  ik_vec3 at = lane_v3(bone[d->bones[0]].pw[0], e);
-  int i;
-  set_lane_v3(w->pos, e, at);
-  if (!lc->has_warm[e]) {
-    for (i = 1; i < d->count; i++) set_lane_v3(w->pos + (size_t)i * 3 * L_, e, lane_v3(bone[d->bones[i]].pw[0], e));
-    return;
-  }
-  for (i = 0; i + 1 < d->count; i++) {
-    at = ik_vec3_madd(at, ik_quat_rotate(lane_q(w->frame[0], e), lane_v3(lc->start + (size_t)i * 3 * L_, e)),
-                      w->len[(size_t)i * L_ + (size_t)e]);
-    set_lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e, at);
   }
 }
 
@@ -969,7 +1025,8 @@ static void add_job(const ik_crowd *c, crowd_scratch *s, crowd_jobs *jobs, lane_
   }
 }
 
-static void take_job(const ik_crowd *c, const crowd_scratch *s, crowd_jobs *jobs, lane_work *w, int e, int j) {
+static void take_job(const ik_crowd *c, const crowd_scratch *s, crowd_jobs *jobs, lane_work *w, int e,
+                     int j) {
   const int solver = c->t->solver[j], k = jobs->n[solver]++;
   const ik_vec3 *p = w->aos + (size_t)e * (size_t)c->t->chains[j].count;
   int i;
@@ -985,26 +1042,20 @@ static void take_job(const ik_crowd *c, const crowd_scratch *s, crowd_jobs *jobs
 
 /* ik_bone_chain_finish_begin of a solved lane: the warm start kept; then its bones
  * turned by the rotations job, every such lane of the group at once. */
-static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone, int j) {
+static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone,
+                         int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
   ik__rotations_soa rs;
-  int e, i;
+  int e, i, done[L_];
   rs.count = d->count;
   rs.stride = L_;
   rs.mask = 0;
   for (e = 0; e < L_; e++) {
-    ik_quat back;
-    if (!w->ok[e]) continue;
-    lc->result[e] = w->result[e];
-    if (w->status[e] != IK_OK) continue;
-    back = ik_quat_inverse(lane_q(w->frame[0], e));
-    for (i = 0; i + 1 < d->count; i++)
-      set_lane_v3(lc->start + (size_t)i * 3 * L_, e,
-                  ik_quat_rotate(back, ik_vec3_normalize(ik_vec3_sub(lane_v3(w->pos + (size_t)(i + 1) * 3 * L_, e),
-                                                                     lane_v3(w->pos + (size_t)i * 3 * L_, e)))));
-    lc->has_warm[e] = 1;
-    rs.mask |= 1u << e;
+    done[e] = w->ok[e] && w->status[e] == IK_OK;
+    if (w->ok[e]) lc->result[e] = w->result[e];
+    if (done[e]) lc->has_warm[e] = 1, rs.mask |= 1u << e;
   }
+  keep_group(d, w, lc, done);
   if (!rs.mask) return;
   for (i = 0; i < d->count; i++) {
     rs.before[i] = bone[d->bones[i]].pw[0];
@@ -1019,8 +1070,8 @@ static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, 
  * rotation set as ik_skeleton_set_world_rotation sets it (against its parent as it
  * stands then), a bone of them all at once, the tip's distance measured. A lane stops
  * where its scatter would refuse (the instance failed). */
-static void scatter_group(ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_bone *bone, lane_work *w,
-                          const lane_chain *lc, int g, const int *go, int j) {
+static void scatter_group(ik_crowd *c, crowd_scratch *sc, unsigned char *stale, crowd_bone *bone,
+                          lane_work *w, const lane_chain *lc, int g, const int *go, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
   const int count = d->count, tip = d->bones[count - 1];
   int live[L_], any = 0, e, i;
@@ -1084,18 +1135,21 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
       lane_work *w = work_at(c, s, j, gi);
       const lane_chain lc = chain_at(c, g, j);
       for (e = 0; e < L_; e++) {
+        w->ok[e] = k->live[gi][e];
+        if (w->ok[e] && t->chains[j].target_bone < 0) host_target(c, w, g, e, j);
+      }
+      gather_group(bone, &t->chains[j], w);
+      for (e = 0; e < L_; e++) {
         ik_foot_result probe;
-        w->ok[e] = 0;
         if (!k->live[gi][e]) continue;
-        if (!gather_lane(c, w, bone, g, e, j) ||
+        if (!w->ok[e] ||
             (t->chains[j].has_foot &&
              ik_foot_validate(&t->chains[j].foot, &lc.foot[e], c->ground, lane_v3(w->target[0], e),
                               ik_quat_identity(), 0, &probe, NULL) != IK_OK)) {
+          w->ok[e] = 0;
           k->live[gi][e] = 0;
           c->failed[g * L_ + e] = 1;
-          continue;
         }
-        w->ok[e] = 1;
       }
     }
   }
@@ -1110,9 +1164,11 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
       const lane_chain lc = chain_at(c, k->g0 + gi, j);
       for (e = 0; e < L_; e++) {
         w->ok[e] &= k->live[gi][e]; /* a later chain of the pass may have failed it */
+        if (w->ok[e] && t->chains[j].has_foot) place_foot(c, w, &lc, e, j);
+      }
+      start_group(bone, &t->chains[j], w, &lc);
+      for (e = 0; e < L_; e++) {
         if (!w->ok[e]) continue;
-        if (t->chains[j].has_foot) place_foot(c, w, &lc, e, j);
-        start_lane(c, w, &lc, bone, e, j);
         if (t->solver[j] == IK_BONE_CHAIN_TWO_BONE)
           two_bone_lane(c, w, e, j);
         else
@@ -1147,8 +1203,8 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
     if (t->pass[j] != p) continue;
     for (gi = 0; gi < k->groups; gi++) {
       const lane_chain lc = chain_at(c, k->g0 + gi, j);
-      scatter_group(c, s, s->stale + (size_t)gi * (size_t)t->bones, group_at(c, k->g0 + gi), work_at(c, s, j, gi),
-                    &lc, k->g0 + gi, go[gi], j);
+      scatter_group(c, s, s->stale + (size_t)gi * (size_t)t->bones, group_at(c, k->g0 + gi),
+                    work_at(c, s, j, gi), &lc, k->g0 + gi, go[gi], j);
     }
   }
   for (gi = 0; gi < k->groups; gi++)

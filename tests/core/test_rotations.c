@@ -560,6 +560,59 @@ static void lanes_give_the_scalar_bits(void **state) {
   assert_true(tested >= 2);
 }
 
+/* The structure-of-arrays form: every instruction set gives each lane whose bit is set
+ * the bits a bone chain's job (identity bases, no tip match) gets alone, but for the tip,
+ * which it leaves; a lane whose bit is clear keeps everything. */
+static void soa_lanes_give_the_scalar_bits(void **state) {
+  static lane_set want;
+  static ik_real before[MAXJ][3][IK__SOA_LANES], solved[MAXJ][3][IK__SOA_LANES];
+  static ik_real rot[MAXJ][4][IK__SOA_LANES], mem[MAXJ][4][IK__SOA_LANES];
+  t_rng r = t_rng_make(132);
+  int isa, k, tested = 0;
+  (void)state;
+  for (isa = 0; isa < 3; isa++) {
+    const ik__rotations_soa_fn run = ik__rotations_soa_variant(isa);
+    if (!run) continue;
+    tested++;
+    for (k = 0; k < 300; k++) {
+      const int count = t_int(&r, 2, MAXJ);
+      ik__rotations_soa s;
+      int e, i, c;
+      random_lane_set(&want, &r, count, 0);
+      s.count = count;
+      s.stride = IK__SOA_LANES;
+      s.mask = (unsigned)t_int(&r, 0, (1 << IK__SOA_LANES) - 1);
+      for (e = 0; e < IK__SOA_LANES; e++) {
+        want.job[e].base_rotation_before = want.job[e].base_rotation = ik_quat_identity();
+        for (i = 0; i < count; i++) {
+          const ik_real *b = &want.before[e][i].x, *v = &want.solved[e][i].x;
+          const ik_real *q = &want.rot[e][i].x, *m = &want.memory[e][i].x;
+          for (c = 0; c < 3; c++) before[i][c][e] = b[c], solved[i][c][e] = v[c];
+          for (c = 0; c < 4; c++) rot[i][c][e] = q[c], mem[i][c][e] = m[c];
+        }
+      }
+      for (i = 0; i < count; i++) {
+        s.before[i] = before[i][0], s.solved[i] = solved[i][0];
+        s.rotations[i] = rot[i][0], s.memory[i] = mem[i][0];
+      }
+      run(&s);
+      for (e = 0; e < IK__SOA_LANES; e++) {
+        const ik_quat tip = want.rot[e][count - 1];
+        if ((s.mask >> e) & 1u) ik__rotations_run_valid(&want.job[e]);
+        want.rot[e][count - 1] = tip;
+        for (i = 0; i < count; i++) {
+          const ik_real *q = &want.rot[e][i].x, *m = &want.memory[e][i].x;
+          for (c = 0; c < 4; c++) {
+            assert_memory_equal(&rot[i][c][e], &q[c], sizeof q[c]);
+            assert_memory_equal(&mem[i][c][e], &m[c], sizeof m[c]);
+          }
+        }
+      }
+    }
+  }
+  assert_true(tested >= 2);
+}
+
 static void bone_lengths_cannot_change(void **state) {
   t_rng r = t_rng_make(114);
   int k, i;
@@ -750,6 +803,7 @@ int main(void) {
       cmocka_unit_test(remembered_twist_bleeds_back),
       cmocka_unit_test(remembered_twist_bleeds_by_half_the_turn),
       cmocka_unit_test(lanes_give_the_scalar_bits),
+      cmocka_unit_test(soa_lanes_give_the_scalar_bits),
       cmocka_unit_test(bone_lengths_cannot_change),
       cmocka_unit_test(zero_solved_bone_keeps_the_inherited_direction),
       cmocka_unit_test(non_unit_input_rotations_give_unit_output),

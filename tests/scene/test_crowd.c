@@ -82,6 +82,7 @@ static void make_world(world *w, t_rng *r) {
   w->chains[0].count = 5;
   for (k = 0; k < 5; k++) w->chains[0].bones[k] = 1 + k;
   w->chains[0].iterations = t_int(r, 3, 15);
+  if (t_int(r, 0, 3) == 0) w->chains[0].solver = t_int(r, 0, 1) ? IK_BONE_CHAIN_CCD : IK_BONE_CHAIN_DLS;
   w->chains[0].target_bone = 0;
   w->chains[0].target_offset = v3(t_uniform(r, -0.1, 0.1), t_uniform(r, 0.35, 0.55), t_uniform(r, 0, 0.2));
   for (j = 0; j < 2; j++) {
@@ -100,7 +101,12 @@ static void make_world(world *w, t_rng *r) {
       arm->pole_bone = 0;
       arm->pole_offset = v3(j ? -0.5 : 0.5, 0.4, -1);
     }
-    if (t_int(r, 0, 3) == 0) arm->solver = IK_BONE_CHAIN_FABRIK;
+    {
+      /* Mostly two-bone limbs, some FABRIK (lanes), CCD and DLS chains (one by one). */
+      static const int solvers[3] = {IK_BONE_CHAIN_FABRIK, IK_BONE_CHAIN_CCD, IK_BONE_CHAIN_DLS};
+      const int pick = t_int(r, 0, 5);
+      if (pick < 3) arm->solver = solvers[pick];
+    }
   }
   size = ik_crowd_template_size(BONES);
   w->tpl_mem = malloc(size);
