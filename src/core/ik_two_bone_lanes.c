@@ -52,12 +52,26 @@ static void run_scalar(ik__two_bone_lanes *l) {
 #define TL_CAT(a, b) TL_CAT2(a, b)
 #define TL_(x) TL_CAT(x, TL_SUFFIX)
 
+/* A 16-byte mask's lanes as bits (one sign-bit extraction where SSE2 has it). */
+static inline int bits_v16(ik__rm16 m) {
+#if defined(__SSE2__) && defined(IK_REAL_FLOAT)
+  return _mm_movemask_ps((__m128)m);
+#elif defined(__SSE2__)
+  return _mm_movemask_pd((__m128d)m);
+#else
+  int e, bits = 0;
+  for (e = 0; e < (int)(16 / sizeof(ik_real)); e++) bits |= (m[e] != 0) << e;
+  return bits;
+#endif
+}
+
 #define TL_SUFFIX base
 #define TL_NAME lanes_base
 #define V ik__rv16
 #define M ik__rm16
 #define TL_W ((int)(16 / sizeof(ik_real)))
 #define TL_SQRT(v) ik__sqrt_v16(v)
+#define TL_BITS(m) bits_v16(m)
 #include "ik_two_bone_lanes_body.h"
 #undef TL_SUFFIX
 #undef TL_NAME
@@ -65,6 +79,7 @@ static void run_scalar(ik__two_bone_lanes *l) {
 #undef M
 #undef TL_W
 #undef TL_SQRT
+#undef TL_BITS
 
 #if defined(__x86_64__) || defined(__i386__)
 #define IK__TWO_BONE_AVX2 1
@@ -83,6 +98,11 @@ typedef ik__rl_int ik__tm32 __attribute__((vector_size(32)));
 #define M ik__tm32
 #define TL_W ((int)(32 / sizeof(ik_real)))
 #define TL_SQRT(v) IK__SQRT_V32(ik__tv32, v)
+#ifdef IK_REAL_FLOAT
+#define TL_BITS(m) _mm256_movemask_ps((__m256)(m))
+#else
+#define TL_BITS(m) _mm256_movemask_pd((__m256d)(m))
+#endif
 #include "ik_two_bone_lanes_body.h"
 #if defined(__clang__)
 #pragma clang attribute pop

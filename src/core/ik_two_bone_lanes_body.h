@@ -6,6 +6,7 @@
  *   V, M       the real vector and the integer vector a comparison of two V gives
  *   TL_W       lanes in a V
  *   TL_SQRT    square root of each lane of a V (correctly rounded, as ik_sqrt)
+ *   TL_BITS    an M's lanes as bits of an int (lane e bit e set when all ones)
  *
  * The kernel. A lane is a job of weight 1 and softness 0, so the solve is ik_two_bone.c's
  * without the blend and the soft reach (soften_distance returns the target's distance
@@ -43,12 +44,7 @@ static inline V TL_(splat)(ik_real s) {
   for (e = 0; e < TL_W; e++) v[e] = s;
   return v;
 }
-static inline int TL_(any)(M m) {
-  int e;
-  for (e = 0; e < TL_W; e++)
-    if (m[e]) return 1;
-  return 0;
-}
+static inline int TL_(any)(M m) { return TL_BITS(m) != 0; }
 /* fabs: the sign bit cleared (a compare-and-negate would keep -0's). */
 static inline V TL_(abs)(V a) { return (V)((M)a & ~(M)TL_(splat)(-(ik_real)0)); }
 static inline M TL_(finite)(V a) { return (a - a) == (a - a); }
@@ -110,8 +106,13 @@ static inline VV TL_(load_v)(ik_real (*at)[IK__TWO_BONE_LANES], int k, int n) {
   TL_(load)(&r.z, at[2], k, n);
   return r;
 }
+/* The lanes below n not in `scalar`: a whole vector when it can (the common case). */
 static inline void TL_(store)(ik_real *at, V v, int k, int n, int scalar) {
   int e;
+  if (k + TL_W <= n && scalar == 0) {
+    memcpy(at + k, &v, sizeof v);
+    return;
+  }
   for (e = 0; e < TL_W && k + e < n; e++)
     if (!(scalar >> e & 1)) at[k + e] = v[e];
 }
@@ -201,13 +202,12 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
   distance = TL_SQRT(TL_(v3_dot)(TL_(v3_sub)(end_ws, target), TL_(v3_sub)(end_ws, target)));
 
   scalar = ~valid;
-  for (e = 0; e < TL_W && k + e < n; e++)
-    if (scalar[e]) out |= 1 << e;
+  out = TL_BITS(scalar) & ((1 << (n - k < TL_W ? n - k : TL_W)) - 1);
   TL_(store_v)(l->p[1], solved_mid_ws, k, n, out);
   TL_(store_v)(l->p[2], end_ws, k, n, out);
   TL_(store)(l->distance, distance, k, n, out);
   for (e = 0; e < TL_W && k + e < n; e++)
-    if (!(out >> e & 1)) l->status[k + e] = IK_OK;
+    if (out == 0 || !(out >> e & 1)) l->status[k + e] = IK_OK;
   return out;
 }
 
