@@ -204,6 +204,28 @@ static void bad_tolerance_is_each_jobs_refusal(void **state) {
   }
 }
 
+/* No lane used, or more asked than there are: nothing past the lanes is read or written. */
+static void lane_count_is_held_to_the_lanes(void **state) {
+  static ik__two_bone_lanes l, before;
+  t_rng r = t_rng_make(2204);
+  int isa;
+  (void)state;
+  for (isa = 0; isa < 3; isa++) {
+    const ik__two_bone_lanes_fn run = ik__two_bone_lanes_variant(isa);
+    if (!run) continue;
+    random_lanes(&l, &r, LANES, 1, S_INSIDE);
+    l.n = 0;
+    memcpy(&before, &l, sizeof l);
+    run(&l);
+    l.redone = before.redone;
+    assert_memory_equal(&before, &l, sizeof l);
+    l.n = LANES + 5;
+    run(&l);
+    assert_int_equal(l.redone >> LANES, 0);
+    assert_int_equal(l.status[LANES - 1], IK_OK);
+  }
+}
+
 /* The common case stays in the vectors: random limbs reaching and walking (the previous
  * solve's pose, the target moved a little), with and without a pole, go to the scalar
  * job rarely; the rare shapes go to it as designed. */
@@ -255,6 +277,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lanes_give_the_jobs_bytes),
       cmocka_unit_test(bad_tolerance_is_each_jobs_refusal),
+      cmocka_unit_test(lane_count_is_held_to_the_lanes),
       cmocka_unit_test(common_limbs_stay_in_the_lanes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
