@@ -21,11 +21,14 @@
  *     only computed when a lane needs it);
  *   - the law of cosines, the placement and ik_vec3_normalize_or (its fallback too:
  *     a select of the aim).
- * Branches are taken both ways and each lane keeps its own (a select is exact). A lane
- * quick validation refuses, or that goes where the vector code does not (a target on
- * the start, a mid joint on the aim line, a bend found by the knee or any_perpendicular),
- * is flagged and redone by the caller with ik_two_bone_run itself, which gives it its
- * bits and its status.
+ * Branches are taken both ways and each lane keeps its own (a select is exact); a branch
+ * only rare lanes take is computed when one of them does. A lane quick validation
+ * refuses (NaN, infinity, out of range, a bone of no length), or that goes where the
+ * vector code does not (a target on the start; a mid joint on the aim line with no pole
+ * across it, whose bend the knee's side or any_perpendicular gives), is flagged and
+ * redone by the caller with ik_two_bone_run itself, which gives it its bits and status.
+ * Settings out of range (the tolerance) send every lane there. Lanes past the count
+ * compute a copy of the first and are never stored.
  */
 
 #define VV TL_(v3)
