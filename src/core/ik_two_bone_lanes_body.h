@@ -78,8 +78,8 @@ static inline VV TL_(v3_project_on_plane)(VV a, VV n_unit) {
   return TL_(v3_madd)(a, n_unit, -TL_(v3_dot)(a, n_unit));
 }
 
-/* ik_two_bone.c's across_axis. */
-static inline VV TL_(across_axis)(VV v, V v_len, VV axis_ws) {
+/* ik_two_bone.c's across_axis (inlined: a call passes its vectors through memory). */
+static inline __attribute__((always_inline)) VV TL_(across_axis)(VV v, V v_len, VV axis_ws) {
   const VV off_ws = TL_(v3_project_on_plane)(v, axis_ws);
   const V off_len2 = TL_(v3_dot)(off_ws, off_ws);
   const V noise_len = 16 * IK_REAL_EPSILON * v_len;
@@ -209,8 +209,11 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
   TL_(store_v)(l->p[1], solved_mid_ws, k, n, out);
   TL_(store_v)(l->p[2], end_ws, k, n, out);
   TL_(store)(l->distance, distance, k, n, out);
-  for (e = 0; e < TL_W && k + e < n; e++)
-    if (out == 0 || !(out >> e & 1)) l->status[k + e] = IK_OK;
+  if (out == 0 && k + TL_W <= n)
+    for (e = 0; e < TL_W; e++) l->status[k + e] = IK_OK;
+  else
+    for (e = 0; e < TL_W && k + e < n; e++)
+      if (!(out >> e & 1)) l->status[k + e] = IK_OK;
   return out;
 }
 
