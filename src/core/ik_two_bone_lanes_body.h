@@ -16,17 +16,16 @@
  *   - validation's common case: quick_valid's test, as a lane mask;
  *   - the aim, for a target off the start (a finite squared distance above IK_TINY_LEN2);
  *   - the goal distance clamped to the limb's range;
- *   - the bend direction: the pole's part across the aim, else the mid joint's, each
- *     across_axis's common branch and its re-projection of a short part (the latter
- *     only computed when a lane needs it);
+ *   - the bend direction, every rung of bend_direction's: the pole's part across the
+ *     aim, else the mid joint's, else the knee's side, else ik_vec3_any_perpendicular,
+ *     with across_axis's re-projection of a short part;
  *   - the law of cosines, the placement and ik_vec3_normalize_or (its fallback too:
  *     a select of the aim).
  * Branches are taken both ways and each lane keeps its own (a select is exact); a branch
  * only rare lanes take is computed when one of them does. A lane quick validation
- * refuses (NaN, infinity, out of range, a bone of no length), or that goes where the
- * vector code does not (a target on the start; a mid joint on the aim line with no pole
- * across it, whose bend the knee's side or any_perpendicular gives), is flagged and
- * redone by the caller with ik_two_bone_run itself, which gives it its bits and status.
+ * refuses (NaN, infinity, out of range, a bone of no length), or whose target sits on
+ * the start (limb_direction's aim), is flagged and redone by the caller with
+ * ik_two_bone_run itself, which gives it its bits and status.
  * Settings out of range (the tolerance) send every lane there. Lanes past the count
  * compute a copy of the first and are never stored.
  */
@@ -60,6 +59,10 @@ static inline VV TL_(v3_add)(VV a, VV b) {
   return r;
 }
 static inline V TL_(v3_dot)(VV a, VV b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline VV TL_(v3_cross)(VV a, VV b) {
+  VV r = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+  return r;
+}
 static inline VV TL_(v3_scale)(VV a, V s) {
   VV r = {a.x * s, a.y * s, a.z * s};
   return r;
@@ -76,6 +79,16 @@ static inline VV TL_(v3_normalize_or)(VV a, VV fallback) {
 }
 static inline VV TL_(v3_project_on_plane)(VV a, VV n_unit) {
   return TL_(v3_madd)(a, n_unit, -TL_(v3_dot)(a, n_unit));
+}
+
+/* ik_vec3_any_perpendicular. */
+static inline VV TL_(any_perpendicular)(VV a) {
+  const M first = TL_(abs)(a.x) < (ik_real)0.57735, second = ~first & (TL_(abs)(a.y) < (ik_real)0.57735);
+  const V one = TL_(splat)(1), zero = TL_(splat)(0);
+  const VV other = {TL_(sel)(first, one, zero), TL_(sel)(second, one, zero),
+                    TL_(sel)(first | second, zero, one)};
+  const VV none = {zero, zero, zero};
+  return TL_(v3_normalize_or)(TL_(v3_cross)(a, other), none);
 }
 
 /* ik_two_bone.c's across_axis (inlined: a call passes its vectors through memory). */
@@ -174,7 +187,8 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
 
   goal_len = TL_(sel)(target_len < min_reach, min_reach, TL_(sel)(target_len > reach, reach, target_len));
 
-  /* bend_direction: the pole's side, else the mid joint's; past those, the scalar code. */
+  /* bend_direction: the pole's side, else the mid joint's, else the knee's, else any
+   * perpendicular; each rung computed only when a lane needs it. */
   bend_zero = TL_(splat)(0) == TL_(splat)(0);
   if (l->has_pole) {
     const VV start_pole_ws = TL_(v3_sub)(pole, p0);
@@ -182,9 +196,19 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
     bend_zero = TL_(v3_dot)(bend_ws, bend_ws) == 0;
   }
   if (TL_(any)(bend_zero & valid)) {
-    const VV mid_bend_ws = TL_(across_axis)(TL_(v3_sub)(p1, p0), upper_len, aim_ws);
-    bend_ws = l->has_pole ? TL_(v3_sel)(bend_zero, mid_bend_ws, bend_ws) : mid_bend_ws;
-    valid &= ~(bend_zero & (TL_(v3_dot)(mid_bend_ws, mid_bend_ws) == 0));
+    const VV start_mid_ws = TL_(v3_sub)(p1, p0);
+    const VV mid_bend_ws = TL_(across_axis)(start_mid_ws, upper_len, aim_ws);
+    bend_ws = TL_(v3_sel)(bend_zero, mid_bend_ws, bend_ws);
+    bend_zero &= TL_(v3_dot)(mid_bend_ws, mid_bend_ws) == 0;
+    if (TL_(any)(bend_zero & valid)) {
+      const VV knee_ws =
+          TL_(across_axis)(start_mid_ws, upper_len, TL_(v3_normalize_or)(TL_(v3_sub)(p2, p0), zero3));
+      const VV knee_bend_ws = TL_(across_axis)(knee_ws, TL_SQRT(TL_(v3_dot)(knee_ws, knee_ws)), aim_ws);
+      bend_ws = TL_(v3_sel)(bend_zero, knee_bend_ws, bend_ws);
+      bend_zero &= TL_(v3_dot)(knee_bend_ws, knee_bend_ws) == 0;
+      if (TL_(any)(bend_zero & valid))
+        bend_ws = TL_(v3_sel)(bend_zero, TL_(any_perpendicular)(aim_ws), bend_ws);
+    }
   }
 
   /* The law of cosines. */
