@@ -528,6 +528,76 @@ ik_batch_lanes *ik_batch_lanes_init(void *mem) {
   return work;
 }
 
+/* Two-bone jobs of full weight and no softness, the crowd's, go through the lane kernel
+ * (ik__two_bone_run_lanes, bit for bit ik_two_bone_run), gathered IK__TWO_BONE_LANES at a
+ * time by pole flag and tolerance (the kernel's lanes share both); the rest run one by
+ * one. */
+typedef struct two_bone_group {
+  ik__two_bone_lanes l;
+  int job[IK__TWO_BONE_LANES]; /* the lane's job index */
+} two_bone_group;
+
+static int two_bone_lane_able(const ik_two_bone_job *job) {
+  return job->positions != NULL && job->weight == 1 && job->softness == 0;
+}
+
+/* The group's jobs solved and written back as ik_two_bone_run writes them. */
+static void two_bone_flush(ik_batch *b, two_bone_group *g) {
+  int e;
+  if (g->l.n == 0) return;
+  ik__two_bone_run_lanes(&g->l);
+  for (e = 0; e < g->l.n; e++) {
+    ik_two_bone_job *job = &b->two_bone[g->job[e]];
+    const ik_status st = g->l.status[e];
+    if (st == IK_OK) {
+      job->positions[1] = ik_vec3_make(g->l.p[1][0][e], g->l.p[1][1][e], g->l.p[1][2][e]);
+      job->positions[2] = ik_vec3_make(g->l.p[2][0][e], g->l.p[2][1][e], g->l.p[2][2][e]);
+      job->result.distance = g->l.distance[e];
+      job->result.reached = job->result.distance <= job->tolerance;
+      job->result.iterations = 1;
+    }
+    if (b->two_bone_status) b->two_bone_status[g->job[e]] = st;
+  }
+  g->l.n = 0;
+}
+
+static void two_bone_add(ik_batch *b, two_bone_group *g, int j) {
+  const ik_two_bone_job *job = &b->two_bone[j];
+  /* Read first: the lane stores could alias the job's positions for the compiler. */
+  const ik_vec3 p0 = job->positions[0], p1 = job->positions[1], p2 = job->positions[2];
+  const ik_vec3 t = job->target, q = job->pole;
+  const ik_real tolerance = job->tolerance;
+  int e;
+  if (g->l.n > 0 && !(tolerance == g->l.tolerance)) two_bone_flush(b, g);
+  e = g->l.n;
+  g->l.tolerance = tolerance;
+  g->l.p[0][0][e] = p0.x, g->l.p[0][1][e] = p0.y, g->l.p[0][2][e] = p0.z;
+  g->l.p[1][0][e] = p1.x, g->l.p[1][1][e] = p1.y, g->l.p[1][2][e] = p1.z;
+  g->l.p[2][0][e] = p2.x, g->l.p[2][1][e] = p2.y, g->l.p[2][2][e] = p2.z;
+  g->l.target[0][e] = t.x, g->l.target[1][e] = t.y, g->l.target[2][e] = t.z;
+  g->l.pole[0][e] = q.x, g->l.pole[1][e] = q.y, g->l.pole[2][e] = q.z;
+  g->job[e] = j;
+  if (++g->l.n == IK__TWO_BONE_LANES) two_bone_flush(b, g);
+}
+
+static void two_bone_range(ik_batch *b, int begin, int end) {
+  two_bone_group g[2]; /* without a pole, with one */
+  int j;
+  g[0].l.n = g[1].l.n = 0;
+  g[0].l.has_pole = 0, g[1].l.has_pole = 1;
+  for (j = begin; j < end; j++) {
+    ik_two_bone_job *job = &b->two_bone[j];
+    if (two_bone_lane_able(job)) {
+      two_bone_add(b, &g[job->has_pole != 0], j);
+    } else {
+      const ik_status st = ik_two_bone_run(job);
+      if (b->two_bone_status) b->two_bone_status[j] = st;
+    }
+  }
+  two_bone_flush(b, &g[0]);
+  two_bone_flush(b, &g[1]);
+}
+
 /* Slice `slice` of every array, in work's lanes. */
 static void run_slice(ik_batch *b, int slice, int slices, ik_batch_lanes *work) {
   int begin, end, j;
@@ -535,10 +605,7 @@ static void run_slice(ik_batch *b, int slice, int slices, ik_batch_lanes *work) 
   for (j = begin; j < end; j += work->chunk)
     fabrik_chunk(work, b->fabrik, b->fabrik_status, j, end - j < work->chunk ? end : j + work->chunk);
   slice_range(b->two_bone_count, slice, slices, &begin, &end);
-  for (j = begin; j < end; j++) {
-    const ik_status st = ik_two_bone_run(&b->two_bone[j]);
-    if (b->two_bone_status) b->two_bone_status[j] = st;
-  }
+  two_bone_range(b, begin, end);
   slice_range(b->ccd_count, slice, slices, &begin, &end);
   for (j = begin; j < end; j++) {
     const ik_status st = ik_ccd_run(&b->ccd[j]);

@@ -3,9 +3,10 @@
  *
  * A batch is arrays of ordinary jobs (ik_fabrik_job, ik_two_bone_job, ...), each filled
  * as for its own *_run. ik_batch_run_slice solves a slice of them: FABRIK chains without
- * constraints are packed across SIMD lanes (structure of arrays, one chain per lane),
- * the rest run one by one. The scene layer's ik_batch_run (ik_pool.h) splits a whole
- * batch over the threads of a pool, each slice in that thread's lane buffers.
+ * constraints, and two-bone jobs of weight 1 and softness 0, are packed across SIMD
+ * lanes (structure of arrays, one chain per lane), the rest run one by one. The scene
+ * layer's ik_batch_run (ik_pool.h) splits a whole batch over the threads of a pool, each
+ * slice in that thread's lane buffers.
  *
  * Determinism: every job ends bit for bit as its own *_run would leave it, whatever the
  * slicing and whatever else is in the batch (the lanes do each chain's operations in the

@@ -315,4 +315,26 @@ void ik__rotations_run_soa(const ik__rotations_soa *s);
 typedef void (*ik__rotations_soa_fn)(const ik__rotations_soa *s);
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa);
 
+/* Up to IK__TWO_BONE_LANES two-bone limbs in structure-of-arrays form, lane e a limb: each
+ * as ik_two_bone_run solves an ik_two_bone_job on those positions and target with weight
+ * 1, softness 0, `tolerance`, and the pole when has_pole (the same pole flag for all
+ * lanes), bit for bit (ik_two_bone_lanes_body.h). Reached is distance <= tolerance and
+ * iterations 1, as the job says; the caller derives them. */
+#define IK__TWO_BONE_LANES 8
+typedef struct ik__two_bone_lanes {
+  ik_real p[3][3][IK__TWO_BONE_LANES]; /* in/out: joint (start, mid, end), axis (x, y, z), lane */
+  ik_real target[3][IK__TWO_BONE_LANES];
+  ik_real pole[3][IK__TWO_BONE_LANES];  /* read when has_pole */
+  ik_real distance[IK__TWO_BONE_LANES]; /* out: result.distance */
+  ik_status status[IK__TWO_BONE_LANES]; /* out: ik_two_bone_run's (a refused lane's positions unchanged) */
+  int n, has_pole;                      /* lanes used (1 .. 8); lanes >= n are neither read nor written */
+  ik_real tolerance;
+  unsigned redone; /* out: bit e set when lane e went through ik_two_bone_run (tests, benchmarks) */
+} ik__two_bone_lanes;
+void ik__two_bone_run_lanes(ik__two_bone_lanes *l);
+/* One instruction set's version (0 baseline, 1 AVX2, 2 scalar one by one), for tests;
+ * NULL when not built here or the processor lacks it. */
+typedef void (*ik__two_bone_lanes_fn)(ik__two_bone_lanes *l);
+ik__two_bone_lanes_fn ik__two_bone_lanes_variant(int isa);
+
 #endif /* IK_INTERNAL_H */

@@ -274,6 +274,9 @@ static void random_two_bone(t_rng *r, arena *a, ik_two_bone_job *job) {
   if (t_int(r, 0, 2) == 0) job->weight = (ik_real)t_uniform(r, 0, 1);
   if (t_int(r, 0, 2) == 0) job->softness = (ik_real)t_uniform(r, 0, 0.9);
   if (t_int(r, 0, 19) == 0) job->target.x = (ik_real)INFINITY;
+  /* The lanes group jobs by pole flag and tolerance: runs of each, and refused ones. */
+  if (t_int(r, 0, 3) == 0) job->tolerance = t_int(r, 0, 9) ? random_tolerance(r) : -1;
+  job->has_pole *= t_int(r, 1, 3);
 }
 
 static void random_ccd_chain(t_rng *r, arena *a, ik_chain *chain, ik_vec3 *target) {
