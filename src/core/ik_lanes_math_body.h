@@ -95,7 +95,8 @@ static inline VV LM_(q_rotate)(QV q, VV v) {
   const VV t = LM_(v3_scale)(LM_(v3_cross)(u, v), LM_(splat)(2));
   return LM_(v3_add)(LM_(v3_madd)(v, t, q.w), LM_(v3_cross)(u, t));
 }
-static inline V LM_(abs)(V a) { return LM_(sel)(a < 0, -a, a); }
+/* ik_fabs: the sign bit cleared (so -0 gives +0, as the scalar code). */
+static inline V LM_(abs)(V a) { return (V)((M)a & ~(M)LM_(splat)(-(ik_real)0)); }
 
 /* ik_vec3_any_perpendicular. */
 static inline VV LM_(any_perpendicular)(VV a) {

@@ -545,8 +545,9 @@ ik_status ik_crowd_start(ik_crowd *c, int threads) {
   ik_crowd_stop(c);
   c->work_size = work_size(most_joints(c->t));
   per = scratch_size(c);
+  /* Zeroed: a lane no instance holds is computed alongside the others, on values set. */
   c->scratch =
-      (crowd_scratch *)malloc(ALIGN16((size_t)threads * sizeof(crowd_scratch)) + (size_t)threads * per);
+      (crowd_scratch *)calloc(1, ALIGN16((size_t)threads * sizeof(crowd_scratch)) + (size_t)threads * per);
   if (!c->scratch) return IK_E_NULL;
   c->pool = ik_pool_new(threads);
   if (!c->pool) {
@@ -959,23 +960,36 @@ static void place_foot(const ik_crowd *c, lane_work *w, const lane_chain *lc, in
   }
 }
 
-/* A two-bone limb, lane e: the job a bone chain fills (its pole at full weight). */
-static void two_bone_lane(const ik_crowd *c, lane_work *w, int e, int j) {
+/* Chain j's two-bone limbs across a group's lanes, as the job a bone chain fills (its
+ * pole at full weight) solves each (ik__two_bone_run_lanes: the job's bits). A lane not
+ * to be solved is given its own tip as the target, so the kernel reads only values set. */
+static void two_bone_group(const ik_crowd *c, lane_work *w, int j) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
-  ik_vec3 p[3];
-  ik_two_bone_job job;
-  int i;
-  for (i = 0; i < 3; i++) p[i] = lane_v3(w->pos + (size_t)i * 3 * L_, e);
-  ik_two_bone_job_init(&job, p, lane_v3(w->target[0], e));
-  job.tolerance = d->tolerance;
-  if (d->pole_bone >= 0) {
-    job.has_pole = 1;
-    job.pole = lane_v3(w->pole[0], e);
+  ik__two_bone_lanes l;
+  int e, any = 0;
+  for (e = 0; e < L_; e++) any |= w->ok[e];
+  if (!any) return;
+  memcpy(l.p, w->pos, sizeof l.p);
+  memcpy(l.target, w->target, sizeof l.target);
+  for (e = 0; e < L_; e++)
+    if (!w->ok[e]) set_lane_v3(l.target[0], e, lane_v3(w->pos + 2 * 3 * L_, e));
+  l.has_pole = d->pole_bone >= 0;
+  if (l.has_pole) memcpy(l.pole, w->pole, sizeof l.pole);
+  l.n = L_;
+  l.tolerance = d->tolerance;
+  ik__two_bone_run_lanes(&l);
+  for (e = 0; e < L_; e++) {
+    int i, k;
+    if (!w->ok[e]) continue;
+    w->status[e] = l.status[e];
+    ik__result_init(&w->result[e]);
+    if (l.status[e] != IK_OK) continue;
+    w->result[e].distance = l.distance[e];
+    w->result[e].reached = l.distance[e] <= d->tolerance;
+    w->result[e].iterations = 1;
+    for (i = 1; i < 3; i++)
+      for (k = 0; k < 3; k++) w->pos[((size_t)i * 3 + (size_t)k) * L_ + (size_t)e] = l.p[i][k][e];
   }
-  w->status[e] = ik_two_bone_run(&job);
-  w->result[e] = job.result;
-  if (w->status[e] == IK_OK)
-    for (i = 1; i < 3; i++) set_lane_v3(w->pos + (size_t)i * 3 * L_, e, p[i]);
 }
 
 /* The core chain a bone chain's solver is given, lane e's pose copied out of the lanes. */
@@ -1090,7 +1104,10 @@ static void scatter_group(ik_crowd *c, crowd_scratch *sc, unsigned char *stale, 
       ik_quat r = ik_quat_identity();
       if (live[e]) {
         r = lane_q(rot, e);
-        if (ik__check_quat(r, NULL, NULL, -1) != IK_OK || !(ik_quat_dot(r, r) > IK_TINY_LEN2)) {
+        /* ik__check_quat's test (finite, in range), inlined: it runs for every bone. */
+        if (!(ik__real_in_range(r.x) & ik__real_in_range(r.y) & ik__real_in_range(r.z) &
+              ik__real_in_range(r.w)) ||
+            !(ik_quat_dot(r, r) > IK_TINY_LEN2)) {
           live[e] = 0;
           c->failed[g * L_ + e] = 1;
           r = ik_quat_identity();
@@ -1167,13 +1184,11 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
         if (w->ok[e] && t->chains[j].has_foot) place_foot(c, w, &lc, e, j);
       }
       start_group(bone, &t->chains[j], w, &lc);
-      for (e = 0; e < L_; e++) {
-        if (!w->ok[e]) continue;
-        if (t->solver[j] == IK_BONE_CHAIN_TWO_BONE)
-          two_bone_lane(c, w, e, j);
-        else
-          add_job(c, s, &jobs, w, e, j);
-      }
+      if (t->solver[j] == IK_BONE_CHAIN_TWO_BONE)
+        two_bone_group(c, w, j);
+      else
+        for (e = 0; e < L_; e++)
+          if (w->ok[e]) add_job(c, s, &jobs, w, e, j);
     }
   }
   jobs.batch.fabrik = s->fabrik, jobs.batch.fabrik_count = jobs.n[IK_BONE_CHAIN_FABRIK];
