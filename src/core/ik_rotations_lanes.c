@@ -119,16 +119,10 @@ static void run_scalar(ik_rotations_job *const *jobs, int n) {
   for (k = 0; k < n; k++) ik__rotations_run_valid(jobs[k]);
 }
 
-static void soa_run_base(const ik__rotations_soa *s) {
-  int k;
-  for (k = 0; k < IK__SOA_LANES; k += (int)(16 / sizeof(ik_real))) soa_base(s, k);
-}
+static void soa_run_base(const ik__rotations_soa *s) { soa_base(s); }
 
 #ifdef IK__ROT_AVX2
-static void soa_run_avx2(const ik__rotations_soa *s) {
-  int k;
-  for (k = 0; k < IK__SOA_LANES; k += (int)(32 / sizeof(ik_real))) soa_avx2(s, k);
-}
+static void soa_run_avx2(const ik__rotations_soa *s) { soa_avx2(s); }
 #endif
 
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
