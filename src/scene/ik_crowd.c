@@ -71,9 +71,11 @@ static void lay_out(crowd_inst *in, int n) {
 #define L_ IK_CROWD_LANES
 #define GROUPS_PER_BLOCK (IK_CROWD_BLOCK / L_)
 typedef struct crowd_bone {
-  ik_real pl[3][L_], rl[4][L_]; /* local: position, rotation */
+  ik_real rl[4][L_];            /* local rotation */
   ik_real pw[3][L_], rw[4][L_]; /* world */
 } crowd_bone;
+/* A bone's local position is the template's, which no chain changes, but for bone 0's,
+ * which the host gives: its lanes follow the group's bones. */
 
 typedef char crowd_lanes_are_soa_lanes[IK__SOA_LANES == L_ && IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS ? 1 : -1];
 
@@ -135,10 +137,11 @@ struct ik_crowd {
   ik_real dt;
   ik_real *view[IK_CROWD_VIEWS];
   int width[IK_CROWD_VIEWS];
-  const int *parent;      /* the template's bones' parents (-1 for a root) */
-  const int *subtree_end; /* one past each bone's last descendant */
-  crowd_bone *pose;       /* groups_of(capacity) groups of t->bones */
-  char *state;            /* groups_of(capacity) groups' chains: state_size each */
+  const int *parent;             /* the template's bones' parents (-1 for a root) */
+  const int *subtree_end;        /* one past each bone's last descendant */
+  const ik_vec3 *local_position; /* each bone's local position in the template */
+  crowd_bone *pose;              /* groups_of(capacity) groups of t->bones */
+  char *state;                   /* groups_of(capacity) groups' chains: state_size each */
   size_t state_size, state_offset[IK_CROWD_MAX_CHAINS];
   size_t work_size;             /* a lane_work and its arrays, for the longest chain */
   unsigned char *used, *failed; /* a slot's */
@@ -335,12 +338,19 @@ static size_t views_size(const ik_crowd_template *t, int capacity) {
   return n;
 }
 
-static size_t parents_size(const ik_crowd_template *t) { return ALIGN16(2 * (size_t)t->bones * sizeof(int)); }
+static size_t parents_size(const ik_crowd_template *t) {
+  return ALIGN16(2 * (size_t)t->bones * sizeof(int)) + ALIGN16((size_t)t->bones * sizeof(ik_vec3));
+}
 
 static int groups_of(int capacity) { return (capacity + L_ - 1) / L_; }
 
+/* A group's bones and its roots' positions. */
+static size_t group_size(const ik_crowd_template *t) {
+  return (size_t)t->bones * sizeof(crowd_bone) + 3 * L_ * sizeof(ik_real);
+}
+
 static size_t pose_size(const ik_crowd_template *t, int capacity) {
-  return ALIGN16((size_t)groups_of(capacity) * (size_t)t->bones * sizeof(crowd_bone));
+  return ALIGN16((size_t)groups_of(capacity) * group_size(t));
 }
 
 /* Bytes of chain j's lanes in a group, and where its parts start. */
@@ -364,7 +374,14 @@ size_t ik_crowd_size(const ik_crowd_template *t, int capacity) {
 }
 
 /* Group g's bones. */
-static crowd_bone *group_at(const ik_crowd *c, int g) { return c->pose + (size_t)g * (size_t)c->t->bones; }
+static crowd_bone *group_at(const ik_crowd *c, int g) {
+  return (crowd_bone *)(void *)((char *)c->pose + (size_t)g * group_size(c->t));
+}
+
+/* Bone 0's local position lanes of the group whose bones are `bone`. */
+static ik_real *root_position(const ik_crowd *c, const crowd_bone *bone) {
+  return (ik_real *)(void *)(bone + c->t->bones);
+}
 
 /* Chain j of group g's lanes. */
 static lane_chain chain_at(const ik_crowd *c, int g, int j) {
@@ -393,7 +410,7 @@ static void pose_rest(ik_crowd *c, int g, int e) {
     ik_vec3 p;
     ik_quat q;
     ik_skeleton_get_local(sk, b, &p, &q);
-    set_lane_v3(bone[b].pl[0], e, p);
+    if (b == 0) set_lane_v3(root_position(c, bone), e, p);
     set_lane_q(bone[b].rl[0], e, q);
     ik_skeleton_get_world(sk, b, &p, &q);
     set_lane_v3(bone[b].pw[0], e, p);
@@ -440,6 +457,11 @@ ik_status ik_crowd_init(void *mem, size_t mem_size, const ik_crowd_template *t, 
     if (parent[j] >= 0 && end[parent[j]] < end[j]) end[parent[j]] = end[j];
   c->parent = parent;
   c->subtree_end = end;
+  {
+    ik_vec3 *local = (ik_vec3 *)(void *)(at + ALIGN16(2 * (size_t)t->bones * sizeof(int)));
+    for (j = 0; j < t->bones; j++) ik_skeleton_get_local(template_sk(t), j, &local[j], NULL);
+    c->local_position = local;
+  }
   at += parents_size(t);
   for (v = 0; v < IK_CROWD_VIEWS; v++) {
     const size_t n = (size_t)capacity * (size_t)c->width[v] * sizeof(ik_real);
@@ -675,7 +697,7 @@ static void take_root(ik_crowd *c, int slot) {
   const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
   const ik_quat q = ik_quat_make(r[3], r[4], r[5], r[6]);
   c->failed[slot] = 0;
-  set_lane_v3(root->pl[0], e, ik_vec3_make(r[0], r[1], r[2]));
+  set_lane_v3(root_position(c, root), e, ik_vec3_make(r[0], r[1], r[2]));
   if (ik_quat_dot(q, q) > IK_TINY_LEN2) set_lane_q(root->rl[0], e, ik_quat_normalize(q));
 }
 
@@ -683,12 +705,12 @@ static void take_root(ik_crowd *c, int slot) {
 static void world_one(const ik_crowd *c, crowd_bone *bone, int b, int e) {
   const int p = c->parent[b];
   if (p < 0) {
-    set_lane_v3(bone[b].pw[0], e, lane_v3(bone[b].pl[0], e));
+    set_lane_v3(bone[b].pw[0], e, b == 0 ? lane_v3(root_position(c, bone), e) : c->local_position[b]);
     set_lane_q(bone[b].rw[0], e, lane_q(bone[b].rl[0], e));
   } else {
     const ik_quat parent_ws = lane_q(bone[p].rw[0], e);
     set_lane_v3(bone[b].pw[0], e,
-                ik_vec3_add(lane_v3(bone[p].pw[0], e), ik_quat_rotate(parent_ws, lane_v3(bone[b].pl[0], e))));
+                ik_vec3_add(lane_v3(bone[p].pw[0], e), ik_quat_rotate(parent_ws, c->local_position[b])));
     set_lane_q(bone[b].rw[0], e, ik_quat_normalize(ik_quat_mul(parent_ws, lane_q(bone[b].rl[0], e))));
   }
 }
@@ -742,14 +764,14 @@ typedef __typeof__(((crowd_v32){0}) < ((crowd_v32){0})) crowd_m32;
 
 /* Bone b's world transform across the group's lanes, 32-byte vectors where the CPU has
  * them (the same bits either way). */
-static void world_lanes(crowd_bone *bone, int b, int p) {
+static void world_lanes(crowd_bone *bone, int b, int p, ik_vec3 local) {
 #ifdef CROWD_AVX2
   if (__builtin_cpu_supports("avx2")) {
-    world_avx2(bone, b, p);
+    world_avx2(bone, b, p, local);
     return;
   }
 #endif
-  world_base(bone, b, p);
+  world_base(bone, b, p, local);
 }
 
 static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CROWD_LANES],
@@ -820,7 +842,7 @@ static void forward_group(const ik_crowd *c, crowd_bone *bone, unsigned char *st
     stale[b] = 0;
 #if defined(__GNUC__)
     if (c->parent[b] >= 0) {
-      world_lanes(bone, b, c->parent[b]);
+      world_lanes(bone, b, c->parent[b], c->local_position[b]);
       continue;
     }
 #endif
@@ -842,7 +864,7 @@ static void fresh(const ik_crowd *c, crowd_scratch *s, unsigned char *stale, cro
     }
 #if defined(__GNUC__)
     if (c->parent[b] >= 0) {
-      world_lanes(bone, b, c->parent[b]);
+      world_lanes(bone, b, c->parent[b], c->local_position[b]);
       continue;
     }
 #endif

@@ -28,12 +28,12 @@ static inline void CL_(st_mask)(int *flag, M m) {
 
 /* Bone b's world transform from its parent p's and its locals: compute_world's
  * ik_quat_rotate, ik_vec3_add, ik_quat_mul and ik_quat_normalize. */
-static void CL_(world)(crowd_bone *bone, int b, int p) {
+static void CL_(world)(crowd_bone *bone, int b, int p, ik_vec3 local) {
   int k;
   for (k = 0; k < IK_CROWD_LANES; k += VW) {
     const V qx = CL_(ld)(bone[p].rw[0] + k), qy = CL_(ld)(bone[p].rw[1] + k), qz = CL_(ld)(bone[p].rw[2] + k),
             qw = CL_(ld)(bone[p].rw[3] + k);
-    const V lx = CL_(ld)(bone[b].pl[0] + k), ly = CL_(ld)(bone[b].pl[1] + k), lz = CL_(ld)(bone[b].pl[2] + k);
+    const V lx = CL_(splat)(local.x), ly = CL_(splat)(local.y), lz = CL_(splat)(local.z);
     const V rx = CL_(ld)(bone[b].rl[0] + k), ry = CL_(ld)(bone[b].rl[1] + k), rz = CL_(ld)(bone[b].rl[2] + k),
             rw = CL_(ld)(bone[b].rl[3] + k);
     const V two = CL_(splat)(2);
