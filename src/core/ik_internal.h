@@ -299,9 +299,9 @@ ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa);
  * Value i of lane e has its components at p[i][e], p[i][stride + e], p[i][2 * stride +
  * e] (and p[i][3 * stride + e]): before (the joints as read), solved (as solved),
  * rotations (the joints' world rotations, in as read, out turned) and memory (the twist
- * memory, in and out). Only joints 0 .. count - 2 are turned: the tip's rotation, which a
- * bone chain that does not take its target's rotation never writes, is left as it was.
- * A lane whose bit in mask is clear is computed, not written. */
+ * memory, in and out; the tip's is neither read nor written, and may be NULL). Only joints 0 .. count - 2 are
+ * turned: the tip's rotation, which a bone chain that does not take its target's rotation never writes, is
+ * left as it was. A lane whose bit in mask is clear is computed, not written. */
 #define IK__SOA_LANES 8
 #define IK__SOA_JOINTS 32
 typedef struct ik__rotations_soa {

@@ -31,8 +31,9 @@ static void soa_run_scalar(const ik__rotations_soa *s) {
       solved[i] = ik_vec3_make(s->solved[i][e], s->solved[i][st + e], s->solved[i][2 * st + e]);
       rot[i] = ik_quat_make(s->rotations[i][e], s->rotations[i][st + e], s->rotations[i][2 * st + e],
                             s->rotations[i][3 * st + e]);
-      mem[i] = ik_quat_make(s->memory[i][e], s->memory[i][st + e], s->memory[i][2 * st + e],
-                            s->memory[i][3 * st + e]);
+      mem[i] = i + 1 < s->count ? ik_quat_make(s->memory[i][e], s->memory[i][st + e],
+                                               s->memory[i][2 * st + e], s->memory[i][3 * st + e])
+                                : ik_quat_identity();
     }
     ik_rotations_job_init(&job, s->count, before, solved, rot);
     job.twist_memory = mem;

@@ -94,7 +94,7 @@ static void set_lane_q(ik_real *q, int e, ik_quat a) {
  * turns, the last result, and the foot's spring. */
 typedef struct lane_chain {
   ik_real *start;    /* count - 1 directions, 3 x L_ each */
-  ik_real *memory;   /* count quaternions, 4 x L_ each */
+  ik_real *memory;   /* count - 1 quaternions, 4 x L_ each (the tip has no bone of its own) */
   ik_result *result; /* L_ */
   int *has_warm, *grounded;
   ik_foot_state *foot; /* L_, or NULL */
@@ -356,7 +356,7 @@ static size_t pose_size(const ik_crowd_template *t, int capacity) {
 /* Bytes of chain j's lanes in a group, and where its parts start. */
 static size_t chain_lanes_size(const ik_crowd_chain_desc *d) {
   return ALIGN16((size_t)(d->count - 1) * 3 * L_ * sizeof(ik_real)) +
-         ALIGN16((size_t)d->count * 4 * L_ * sizeof(ik_real)) + ALIGN16(L_ * sizeof(ik_result)) +
+         ALIGN16((size_t)(d->count - 1) * 4 * L_ * sizeof(ik_real)) + ALIGN16(L_ * sizeof(ik_result)) +
          ALIGN16(2 * L_ * sizeof(int)) + (d->has_foot ? ALIGN16(L_ * sizeof(ik_foot_state)) : 0);
 }
 
@@ -391,7 +391,7 @@ static lane_chain chain_at(const ik_crowd *c, int g, int j) {
   lc.start = (ik_real *)(void *)at;
   at += ALIGN16((size_t)(d->count - 1) * 3 * L_ * sizeof(ik_real));
   lc.memory = (ik_real *)(void *)at;
-  at += ALIGN16((size_t)d->count * 4 * L_ * sizeof(ik_real));
+  at += ALIGN16((size_t)(d->count - 1) * 4 * L_ * sizeof(ik_real));
   lc.result = (ik_result *)(void *)at;
   at += ALIGN16(L_ * sizeof(ik_result));
   lc.has_warm = (int *)(void *)at;
@@ -424,7 +424,7 @@ static void chains_rest(ik_crowd *c, int g, int e) {
   int j, i;
   for (j = 0; j < c->t->chain_count; j++) {
     const lane_chain lc = chain_at(c, g, j);
-    for (i = 0; i < c->t->chains[j].count; i++)
+    for (i = 0; i + 1 < c->t->chains[j].count; i++)
       set_lane_q(lc.memory + (size_t)i * 4 * L_, e, ik_quat_identity());
     memset(&lc.result[e], 0, sizeof lc.result[e]);
     lc.has_warm[e] = 0;
@@ -1097,7 +1097,7 @@ static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, 
     rs.before[i] = bone[d->bones[i]].pw[0];
     rs.solved[i] = w->pos + (size_t)i * 3 * L_;
     rs.rotations[i] = w->rot + (size_t)i * 4 * L_;
-    rs.memory[i] = lc->memory + (size_t)i * 4 * L_;
+    rs.memory[i] = i + 1 < d->count ? lc->memory + (size_t)i * 4 * L_ : NULL; /* the tip's is never read */
   }
   ik__rotations_run_soa(&rs);
 }

@@ -593,7 +593,7 @@ static void soa_lanes_give_the_scalar_bits(void **state) {
       }
       for (i = 0; i < count; i++) {
         s.before[i] = before[i][0], s.solved[i] = solved[i][0];
-        s.rotations[i] = rot[i][0], s.memory[i] = mem[i][0];
+        s.rotations[i] = rot[i][0], s.memory[i] = i + 1 < count ? mem[i][0] : NULL;
       }
       run(&s);
       for (e = 0; e < IK__SOA_LANES; e++) {
