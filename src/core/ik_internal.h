@@ -311,7 +311,8 @@ typedef struct ik__rotations_soa {
   ik_real *rotations[IK__SOA_JOINTS], *memory[IK__SOA_JOINTS];
 } ik__rotations_soa;
 void ik__rotations_run_soa(const ik__rotations_soa *s);
-/* ik__rotations_run_soa for one instruction set, as ik__rotations_lanes_variant. */
+/* ik__rotations_run_soa for one instruction set, as ik__rotations_lanes_variant (3:
+ * AVX-512F, doubles only). */
 typedef void (*ik__rotations_soa_fn)(const ik__rotations_soa *s);
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa);
 

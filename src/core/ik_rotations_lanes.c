@@ -98,6 +98,42 @@ typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
 #else
 #pragma GCC pop_options
 #endif
+
+#ifndef IK_REAL_FLOAT
+/* AVX-512F for the structure-of-arrays form of doubles: its 8 lanes in one vector, half
+ * AVX2's instructions, and each joint's chain of square roots and divisions once for all
+ * 8. (16 floats are more lanes than a group has: floats keep AVX2's 8.) */
+#define IK__ROT_AVX512 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+typedef ik_real ik__rv64 __attribute__((vector_size(64)));
+typedef ik__rl_int ik__rm64 __attribute__((vector_size(64)));
+#undef RL_SUFFIX
+#undef RL_NAME
+#undef RL_SOA_NAME
+#undef V
+#undef M
+#undef RL_W
+#undef RL_SQRT
+#define RL_SUFFIX avx512
+#define RL_SOA_NAME soa_avx512
+#define RL_NO_JOBS 1
+#define V ik__rv64
+#define M ik__rm64
+#define RL_W 8
+#define RL_SQRT(v) ((ik__rv64)_mm512_sqrt_pd((__m512d)(v)))
+#include "ik_rotations_lanes_body.h"
+#undef RL_NO_JOBS
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 #endif
 
 /* Jobs in groups of a vector's lanes. */
@@ -125,6 +161,9 @@ static void soa_run_base(const ik__rotations_soa *s) { soa_base(s); }
 #ifdef IK__ROT_AVX2
 static void soa_run_avx2(const ik__rotations_soa *s) { soa_avx2(s); }
 #endif
+#ifdef IK__ROT_AVX512
+static void soa_run_avx512(const ik__rotations_soa *s) { soa_avx512(s); }
+#endif
 
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
   if (isa == 0) return soa_run_base;
@@ -132,10 +171,19 @@ ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
 #ifdef IK__ROT_AVX2
   if (isa == 1 && __builtin_cpu_supports("avx2")) return soa_run_avx2;
 #endif
+#ifdef IK__ROT_AVX512
+  if (isa == 3 && __builtin_cpu_supports("avx512f")) return soa_run_avx512;
+#endif
   return NULL;
 }
 
 void ik__rotations_run_soa(const ik__rotations_soa *s) {
+#ifdef IK__ROT_AVX512
+  if (__builtin_cpu_supports("avx512f")) {
+    soa_run_avx512(s);
+    return;
+  }
+#endif
 #ifdef IK__ROT_AVX2
   if (__builtin_cpu_supports("avx2")) {
     soa_run_avx2(s);

@@ -105,6 +105,7 @@ static inline __attribute__((always_inline)) QV RL_(joint)(QV rot_old_ws, QV *pa
   return rot_new_ws;
 }
 
+#ifndef RL_NO_JOBS
 /* n <= RL_W jobs, as ik__rotations_run_lanes documents; unused lanes repeat job 0. */
 RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
   const int count = jobs[0]->count, tip = count - 1;
@@ -137,6 +138,8 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
     RL_(store_q)(rot, i, rot_new_ws, n);
   }
 }
+
+#endif
 
 /* The structure-of-arrays form (ik__rotations_soa): lanes k .. k + RL_W - 1 of s. */
 /* Joint by joint, the lanes' vectors one after the other: each joint is a long chain
