@@ -760,62 +760,85 @@ typedef __typeof__(((crowd_v32){0}) < ((crowd_v32){0})) crowd_m32;
 #else
 #pragma GCC pop_options
 #endif
+
+#ifndef IK_REAL_FLOAT
+/* AVX-512F for doubles: a group's 8 lanes in one vector. (16 floats are more lanes than
+ * a group has: floats keep AVX2's 8.) */
+#define CROWD_AVX512 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+typedef ik_real crowd_v64 __attribute__((vector_size(64)));
+typedef __typeof__(((crowd_v64){0}) < ((crowd_v64){0})) crowd_m64;
+#define CL_SUFFIX avx512
+#define V crowd_v64
+#define M crowd_m64
+#define VW 8
+#define VSQRT(v) ((crowd_v64)_mm512_sqrt_pd((__m512d)(v)))
+#include "ik_crowd_lanes_body.h"
+#undef CL_SUFFIX
+#undef V
+#undef M
+#undef VW
+#undef VSQRT
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 #endif
 
-/* Bone b's world transform across the group's lanes, 32-byte vectors where the CPU has
- * them (the same bits either way). */
-static void world_lanes(crowd_bone *bone, int b, int p, ik_vec3 local) {
-#ifdef CROWD_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    world_avx2(bone, b, p, local);
-    return;
+/* A lane step in the widest vectors the processor has (the same bits in any). */
+#ifdef CROWD_AVX512
+#define CROWD_TRY_AVX512(fn, args)         \
+  if (__builtin_cpu_supports("avx512f")) { \
+    fn##_avx512 args;                      \
+    return;                                \
   }
+#else
+#define CROWD_TRY_AVX512(fn, args)
 #endif
-  world_base(bone, b, p, local);
+#ifdef CROWD_AVX2
+#define CROWD_TRY_AVX2(fn, args)        \
+  if (__builtin_cpu_supports("avx2")) { \
+    fn##_avx2 args;                     \
+    return;                             \
+  }
+#else
+#define CROWD_TRY_AVX2(fn, args)
+#endif
+#define CROWD_LANES(fn, args) \
+  CROWD_TRY_AVX512(fn, args)  \
+  CROWD_TRY_AVX2(fn, args)    \
+  fn##_base args
+
+/* Bone b's world transform across the group's lanes. */
+static void world_lanes(crowd_bone *bone, int b, int p, ik_vec3 local) {
+  CROWD_LANES(world, (bone, b, p, local));
 }
 
 static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CROWD_LANES],
                         const int *write) {
-#ifdef CROWD_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    local_avx2(bone, b, p, q, write);
-    return;
-  }
-#endif
-  local_base(bone, b, p, q, write);
+  CROWD_LANES(local, (bone, b, p, q, write));
 }
 
 /* A chain's read, start and kept warm start across a group's lanes (below). */
 static void gather_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w) {
-#ifdef CROWD_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    gather_avx2(bone, d, w, w->ok);
-    return;
-  }
-#endif
-  gather_base(bone, d, w, w->ok);
+  CROWD_LANES(gather, (bone, d, w, w->ok));
 }
 
 static void start_group(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w,
                         const lane_chain *lc) {
-#ifdef CROWD_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    start_avx2(bone, d, w, lc->start, lc->has_warm);
-    return;
-  }
-#endif
-  start_base(bone, d, w, lc->start, lc->has_warm);
+  CROWD_LANES(start, (bone, d, w, lc->start, lc->has_warm));
 }
 
 static void keep_group(const ik_crowd_chain_desc *d, const lane_work *w, const lane_chain *lc,
                        const int *done) {
-#ifdef CROWD_AVX2
-  if (__builtin_cpu_supports("avx2")) {
-    keep_avx2(d, w, lc->start, done);
-    return;
-  }
-#endif
-  keep_base(d, w, lc->start, done);
+  CROWD_LANES(keep, (d, w, lc->start, done));
 }
 #else
 /* ik_skeleton_set_world_rotation's local rotation, lane by lane. */
