@@ -126,6 +126,11 @@ typedef struct crowd_scratch {
    * update keeps them). */
   unsigned char *stale;
   int *path;
+  /* What the thread found of its share: the first refused input (slot -1 when none), how
+   * many chains reached, the first instance that failed (-1: none). */
+  int bad_slot, reached, first_failed;
+  ik_status bad;
+  const char *bad_field;
 } crowd_scratch;
 
 struct ik_crowd {
@@ -672,21 +677,27 @@ static ik_status check_reals(const ik_real *r, int n) {
   return IK_OK;
 }
 
-/* The inputs of every used instance, before anything moves. */
-static ik_status check_inputs(const ik_crowd *c, ik_error *err) {
+/* The inputs of the used instances of slots [begin, end): the first refused in s. */
+static void check_inputs(const ik_crowd *c, crowd_scratch *s, int begin, int end) {
   int slot;
-  for (slot = 0; slot < c->capacity; slot++) {
+  s->bad_slot = -1;
+  for (slot = begin; slot < end; slot++) {
     const ik_real *r = c->view[IK_CROWD_ROOTS] + (size_t)slot * root_width;
-    ik_status st;
+    ik_status st = IK_OK;
+    const char *field = "roots";
     if (!c->used[slot]) continue;
-    if ((st = check_reals(r, root_width)) != IK_OK) return fail(err, st, "roots", slot);
-    if (!(r[3] != 0 || r[4] != 0 || r[5] != 0 || r[6] != 0)) return fail(err, IK_E_PARAMETER, "roots", slot);
-    if (c->t->targets &&
-        (st = check_reals(c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS],
-                          c->width[IK_CROWD_TARGETS])) != IK_OK)
-      return fail(err, st, "targets", slot);
+    if ((st = check_reals(r, root_width)) == IK_OK && !(r[3] != 0 || r[4] != 0 || r[5] != 0 || r[6] != 0))
+      st = IK_E_PARAMETER;
+    if (st == IK_OK && c->t->targets) {
+      st = check_reals(c->view[IK_CROWD_TARGETS] + (size_t)slot * (size_t)c->width[IK_CROWD_TARGETS],
+                       c->width[IK_CROWD_TARGETS]);
+      field = "targets";
+    }
+    if (st != IK_OK) {
+      s->bad_slot = slot, s->bad = st, s->bad_field = field;
+      return;
+    }
   }
-  return IK_OK;
 }
 
 /* The host's root into instance `slot`'s bone 0, as ik_skeleton_set_local_* takes it (a
@@ -1291,41 +1302,65 @@ static void run_block(ik_crowd *c, int part, int block) {
   memset(s->stale, 1, GROUPS_PER_BLOCK * (size_t)c->t->bones); /* every root moved */
   for (p = 0; p < c->t->passes; p++) run_pass(c, part, &k, p);
   forward_block(c, s, &k);
-  for (slot = first; slot < end; slot++)
-    if (c->used[slot]) write_pose(c, slot);
+  for (slot = first; slot < end; slot++) {
+    int j;
+    if (!c->used[slot]) continue;
+    write_pose(c, slot);
+    if (c->failed[slot]) {
+      if (s->first_failed < 0) s->first_failed = slot;
+      continue;
+    }
+    for (j = 0; j < c->t->chain_count; j++)
+      s->reached += chain_at(c, slot / L_, j).result[slot % L_].reached != 0;
+  }
 }
 
-/* Thread part's share of the slots, whole blocks of IK_CROWD_BLOCK slots (so no two
- * threads share a group of lanes). */
-static void solve_part(ik_crowd *c, int part) {
+/* Thread part's share of the slots: whole blocks of IK_CROWD_BLOCK slots (so no two
+ * threads share a group of lanes), [*first, *last) of them. */
+static void part_blocks(const ik_crowd *c, int part, int *first, int *last) {
   const int blocks = (c->capacity + IK_CROWD_BLOCK - 1) / IK_CROWD_BLOCK;
-  const int first = (int)((long long)blocks * part / c->threads);
-  const int last = (int)((long long)blocks * (part + 1) / c->threads);
-  int block;
-  for (block = first; block < last; block++) run_block(c, part, block);
+  *first = (int)((long long)blocks * part / c->threads);
+  *last = (int)((long long)blocks * (part + 1) / c->threads);
+}
+
+static void check_parts(void *ctx, int begin, int end) {
+  const ik_crowd *c = (const ik_crowd *)ctx;
+  int part, first, last;
+  for (part = begin; part < end; part++) {
+    part_blocks(c, part, &first, &last);
+    last = last * IK_CROWD_BLOCK < c->capacity ? last * IK_CROWD_BLOCK : c->capacity;
+    check_inputs(c, &c->scratch[part], first * IK_CROWD_BLOCK, last);
+  }
 }
 
 static void solve_parts(void *ctx, int begin, int end) {
-  int part;
-  for (part = begin; part < end; part++) solve_part((ik_crowd *)ctx, part);
+  ik_crowd *c = (ik_crowd *)ctx;
+  int part, block, first, last;
+  for (part = begin; part < end; part++) {
+    c->scratch[part].reached = 0;
+    c->scratch[part].first_failed = -1;
+    part_blocks(c, part, &first, &last);
+    for (block = first; block < last; block++) run_block(c, part, block);
+  }
 }
 
 ik_status ik_crowd_solve(ik_crowd *c, ik_real dt, int *reached, ik_error *err) {
-  ik_status st;
-  int slot, j, first_failed = -1, count = 0;
+  int part, first_failed = -1, count = 0;
   if (reached) *reached = 0;
   if (!c->pool) return fail(err, IK_E_NULL, "threads", -1);
   if (!(dt >= 0) || !ik__real_in_range(dt)) return fail(err, IK_E_PARAMETER, "dt", -1);
-  if ((st = check_inputs(c, err)) != IK_OK) return st;
+  /* Every input checked, on the threads, before anything moves: the parts are in slot
+   * order, so the first part's refusal is the lowest slot's. */
+  ik_pool_run(c->pool, c->threads, check_parts, c);
+  for (part = 0; part < c->threads; part++) {
+    const crowd_scratch *s = &c->scratch[part];
+    if (s->bad_slot >= 0) return fail(err, s->bad, s->bad_field, s->bad_slot);
+  }
   c->dt = dt;
   ik_pool_run(c->pool, c->threads, solve_parts, c);
-  for (slot = 0; slot < c->capacity; slot++) {
-    if (!c->used[slot]) continue;
-    if (c->failed[slot]) {
-      if (first_failed < 0) first_failed = slot;
-      continue;
-    }
-    for (j = 0; j < c->t->chain_count; j++) count += chain_at(c, slot / L_, j).result[slot % L_].reached != 0;
+  for (part = 0; part < c->threads; part++) {
+    count += c->scratch[part].reached;
+    if (first_failed < 0) first_failed = c->scratch[part].first_failed;
   }
   if (reached) *reached = count;
   if (first_failed >= 0) return fail(err, IK_E_PARAMETER, "chains", first_failed);
