@@ -22,6 +22,8 @@
 #ifndef IKL_H
 #define IKL_H
 
+#include <math.h>
+
 #include "ik.h"
 #include "ik_bone_chain.h"
 #include "ikl_compat.h"
@@ -284,7 +286,7 @@ void ikl_createmeta(lua_State *L, const char *tname, const luaL_Reg *meth, const
 
 /* Whether a number (a vector, a quaternion) is usable as an input: finite and within
  * IK_REAL_MAX_COORD, component by component. */
-int ikl_is_usable(lua_Number n);
+static inline int ikl_is_usable(lua_Number n) { return fabs(n) <= (lua_Number)IK_REAL_MAX_COORD; }
 int ikl_vec3_usable(ik_vec3 v);
 int ikl_quat_usable(ik_quat q);
 /* ikl_quat_usable, and long enough to normalise: what every rotation input must be. */

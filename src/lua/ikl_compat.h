@@ -23,6 +23,15 @@
 #define ikl_newuserdata0(L, size) lua_newuserdata(L, size)
 #define ikl_setuservalue(L, idx) lua_setfenv(L, idx)
 #define ikl_getuservalue(L, idx) lua_getfenv(L, idx)
+/* t[i] pushed, its type returned; the plain forms are for a table with no metatable,
+ * where 5.4's lua_geti and lua_seti are the raw ones. 5.1 has only the raw ones. */
+static inline int ikl_compat_rawgeti(lua_State *L, int t, int i) {
+  lua_rawgeti(L, t, i);
+  return lua_type(L, -1);
+}
+#define ikl_rawgeti ikl_compat_rawgeti
+#define ikl_plain_geti ikl_compat_rawgeti
+#define ikl_plain_seti lua_rawseti
 
 #ifndef luaL_newlib /* plain Lua 5.1, not LuaJIT */
 #define luaL_setfuncs ikl_compat_setfuncs
@@ -95,6 +104,11 @@ static inline const char *ikl_compat_checklstring(lua_State *L, int arg, size_t 
 #define ikl_newuserdata0(L, size) lua_newuserdatauv(L, size, 0)
 #define ikl_setuservalue(L, idx) lua_setiuservalue(L, idx, 1)
 #define ikl_getuservalue(L, idx) lua_getiuservalue(L, idx, 1)
+/* lua_geti and lua_seti find an array slot inline, where the raw ones call into the
+ * table code for every value. */
+#define ikl_rawgeti lua_rawgeti
+#define ikl_plain_geti lua_geti
+#define ikl_plain_seti lua_seti
 
 #endif
 

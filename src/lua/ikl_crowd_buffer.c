@@ -18,10 +18,15 @@
 #include "ikl.h"
 
 #define OWNER IKL_CROWD_BUFFER
+/* Values set leaves on the stack between pops: within what luaL_checkstack grows. */
+#define STAGE_POP 32
 
 typedef struct ikl_crowd_buffer {
   int view;
   const char *name; /* static */
+  /* Roots and targets: where set stages a table (capacity * stride reals) until all of
+   * it is checked, so each value is read from the table once. */
+  ik_real staged[];
 } ikl_crowd_buffer;
 
 static ikl_crowd_buffer *check(lua_State *L, int arg) {
@@ -41,10 +46,17 @@ static ik_crowd_view check_view(lua_State *L, int arg, ikl_crowd_buffer **out) {
   return ik_crowd_get_view(c->c, b->view);
 }
 
+static int writable(int view) { return view == IK_CROWD_ROOTS || view == IK_CROWD_TARGETS; }
+
 void ikl_push_crowd_buffer(lua_State *L, int crowd_idx, int view, const char *name) {
   ikl_crowd_buffer *b;
+  size_t staged = 0;
   crowd_idx = lua_absindex(L, crowd_idx);
-  b = (ikl_crowd_buffer *)ikl_newuserdata(L, sizeof *b);
+  if (writable(view)) {
+    const ik_crowd_view v = ik_crowd_get_view(ikl_checkcrowd(L, crowd_idx)->c, view);
+    staged = (size_t)v.capacity * (size_t)v.stride * sizeof(ik_real);
+  }
+  b = (ikl_crowd_buffer *)ikl_newuserdata(L, sizeof *b + staged);
   b->view = view;
   b->name = name;
   luaL_setmetatable(L, IKL_CROWD_BUFFER);
@@ -52,6 +64,13 @@ void ikl_push_crowd_buffer(lua_State *L, int crowd_idx, int view, const char *na
   lua_pushvalue(L, crowd_idx);
   lua_rawseti(L, -2, 1);
   ikl_setuservalue(L, -2);
+}
+
+/* Whether the table at t has no metatable: lua_geti and lua_seti are then raw. */
+static int plain_table(lua_State *L, int t) {
+  if (!lua_getmetatable(L, t)) return 1;
+  lua_pop(L, 1);
+  return 0;
 }
 
 /* The first instance argument (1-based, default 1) as a slot. */
@@ -69,9 +88,8 @@ static int first_slot(lua_State *L, int arg, const ik_crowd_view *v) {
 static int buffer_set(lua_State *L) {
   ikl_crowd_buffer *b;
   const ik_crowd_view v = check_view(L, 1, &b);
-  int slot, n, i;
-  ik_real *at;
-  if (b->view != IK_CROWD_ROOTS && b->view != IK_CROWD_TARGETS)
+  int slot, n, i, plain;
+  if (!writable(b->view))
     return luaL_error(L, OWNER ": '%s' is the solve's output: only roots and targets are written", b->name);
   luaL_checktype(L, 2, LUA_TTABLE);
   slot = first_slot(L, 3, &v);
@@ -81,23 +99,24 @@ static int buffer_set(lua_State *L) {
         L, 2,
         lua_pushfstring(L, "a multiple of %d numbers, at most %d from instance %d, expected, got %d",
                         v.stride, (v.capacity - slot) * v.stride, slot + 1, n));
-  at = v.data + (size_t)slot * (size_t)v.stride;
-  /* Checked whole before any is written: a refused table changes nothing. */
-  for (i = 1; i <= n; i++) {
-    lua_Number x;
-    lua_rawgeti(L, 2, i);
-    x = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !ikl_is_usable(x)) {
-      const char *what = ikl_describe(L, -1);
-      return luaL_argerror(L, 2, lua_pushfstring(L, "finite number expected at [%d], got %s", i, what));
+  lua_settop(L, 2);
+  plain = plain_table(L, 2);
+  luaL_checkstack(L, STAGE_POP, NULL);
+  /* Staged whole before any is written: a refused table changes nothing. The values
+   * stay on the stack until STAGE_POP of them are there: one pop a batch. */
+  for (i = 0; i < n; lua_settop(L, 2)) {
+    const int end = n - i < STAGE_POP ? n : i + STAGE_POP;
+    for (; i < end; i++) {
+      const int type = plain ? ikl_plain_geti(L, 2, i + 1) : ikl_rawgeti(L, 2, i + 1);
+      const lua_Number x = lua_tonumber(L, -1);
+      if (type != LUA_TNUMBER || !ikl_is_usable(x)) {
+        const char *what = ikl_describe(L, -1);
+        return luaL_argerror(L, 2, lua_pushfstring(L, "finite number expected at [%d], got %s", i + 1, what));
+      }
+      b->staged[i] = (ik_real)x;
     }
-    lua_pop(L, 1);
   }
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, 2, i);
-    at[i - 1] = (ik_real)lua_tonumber(L, -1);
-    lua_pop(L, 1);
-  }
+  memcpy(v.data + (size_t)slot * (size_t)v.stride, b->staged, (size_t)n * sizeof(ik_real));
   return 0;
 }
 
@@ -111,20 +130,28 @@ static int buffer_set(lua_State *L) {
 static int buffer_get(lua_State *L) {
   const ik_crowd_view v = check_view(L, 1, NULL);
   const int slot = first_slot(L, 3, &v);
-  int count = v.capacity - slot, i, n;
+  int count = v.capacity - slot, i, n, plain = 0;
   const ik_real *at = v.data + (size_t)slot * (size_t)v.stride;
   if (!lua_isnoneornil(L, 4)) count = ikl_checkindex(L, 4, v.capacity - slot) + 1;
   n = count * v.stride;
   if (lua_isnoneornil(L, 2)) {
     lua_settop(L, 1);
-    lua_createtable(L, n, 0);
+    lua_createtable(L, n, 0); /* its slots are empty: lua_seti would take its slow path */
   } else {
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
+    plain = plain_table(L, 2);
   }
-  for (i = 0; i < n; i++) {
-    lua_pushnumber(L, (lua_Number)at[i]);
-    lua_rawseti(L, 2, i + 1);
+  if (plain) {
+    for (i = 0; i < n; i++) {
+      lua_pushnumber(L, (lua_Number)at[i]);
+      ikl_plain_seti(L, 2, i + 1);
+    }
+  } else {
+    for (i = 0; i < n; i++) {
+      lua_pushnumber(L, (lua_Number)at[i]);
+      lua_rawseti(L, 2, i + 1);
+    }
   }
   return 1;
 }

@@ -5,8 +5,6 @@
 
 #include "ikl.h"
 
-int ikl_is_usable(lua_Number n) { return fabs(n) <= (lua_Number)IK_REAL_MAX_COORD; }
-
 const char *ikl_pushnumstr(lua_State *L, lua_Number n) {
   char buf[32];
   if (n != n) {

@@ -274,6 +274,70 @@ describe("ik.crowd", function()
     assert.has_error(function() c:solve() end, "attempt to use a closed ik.crowd")
   end)
 
+  it("reads each value of a table once, raw, and says which one is bad wherever it is", function()
+    local rig = make_rig(6)
+    local t = ik.crowd_template{ skeleton = ik.skeleton(rig.bones), chains = spec_chains(rig) }
+    local c = ik.crowd{ template = t, count = 6, ground = ground }
+    local roots, rotations = c:buffer("roots"), c:buffer("rotations")
+    local good = {}
+    for k = 1, 6 do
+      for j, x in ipairs({ k, 1, 2 * k, 0, 0, 0, 1 }) do good[(k - 1) * 7 + j] = x end
+    end
+    local function with(i, x)
+      local r = {}
+      for j = 1, #good do r[j] = good[j] end
+      r[i] = x
+      return r
+    end
+    local before = roots:get()
+    -- 42 numbers: past the values the binding keeps on the stack at once.
+    assert.has_error(function() roots:set(with(42, 1 / 0)) end,
+      "bad argument #1 to 'set' (finite number expected at [42], got inf)")
+    assert.has_error(function() roots:set(with(33, false)) end,
+      "bad argument #1 to 'set' (finite number expected at [33], got boolean)")
+    assert.has_error(function() roots:set(with(1, "1")) end,
+      "bad argument #1 to 'set' (finite number expected at [1], got string)")
+    assert.has_error(function() roots:set(with(40, -1e300)) end,
+      "bad argument #1 to 'set' (finite number expected at [40], got -1e+300)")
+    assert.has_error(function() roots:set(with(35, 0 / 0), 1) end,
+      "bad argument #1 to 'set' (finite number expected at [35], got nan)")
+    local short = with(1, 1)
+    short[42] = nil
+    assert.has_error(function() roots:set(short) end,
+      "bad argument #1 to 'set' (a multiple of 7 numbers, at most 42 from instance 1, expected, got 41)")
+    assert.has_error(function() roots:set(good, 2) end,
+      "bad argument #1 to 'set' (a multiple of 7 numbers, at most 35 from instance 2, expected, got 42)")
+    assert.has_error(function() roots:set(good, 0) end, "bad argument #2 to 'set' (index out of range: 1..6)")
+    assert.are.same(before, roots:get()) -- nothing written by any of them
+    -- A metatable is never consulted: the table's own values are read and written.
+    local guarded = { __index = function() error("read through __index") end,
+                      __newindex = function() error("written through __newindex") end }
+    roots:set(setmetatable(with(1, 3), guarded))
+    assert.are.same(with(1, 3), roots:get())
+    local out = roots:get(setmetatable({}, guarded), 2, 1)
+    assert.are.same({ 2, 1, 4, 0, 0, 0, 1 }, { out[1], out[2], out[3], out[4], out[5], out[6], out[7] })
+    assert.are.equal(7, #out)
+    -- Ranges: only first .. first + count - 1 is read; t keeps what lies past it.
+    local keep = { 9, 9, 9, 9, 9, 9, 9, "kept" }
+    roots:get(keep, 6)
+    assert.are.same({ 6, 1, 12, 0, 0, 0, 1, "kept" }, keep)
+    assert.are.same({ 5, 1, 10, 0, 0, 0, 1, 6, 1, 12, 0, 0, 0, 1 }, roots:get(nil, 5))
+    assert.are.equal(4 * 18, #rotations:get(nil, 3, 1))
+    assert.has_error(function() roots:get(nil, 7) end, "bad argument #2 to 'get' (index out of range: 1..6)")
+    assert.has_error(function() roots:get(nil, 5, 3) end,
+      "bad argument #3 to 'get' (index out of range: 1..2)")
+    assert.has_error(function() roots:get(nil, 1, 0) end,
+      "bad argument #3 to 'get' (index out of range: 1..6)")
+    assert.has_error(function() roots:get(nil, 1.5) end)
+    assert.has_error(function() roots:get(1) end, "bad argument #1 to 'get' (table expected, got number)")
+    -- Integers are numbers; a set of fewer instances from first leaves the others.
+    roots:set({ 1, 2, 3, 0, 0, 0, 1 }, 4)
+    assert.are.same({ 1, 2, 3, 0, 0, 0, 1 }, roots:get(nil, 4, 1))
+    assert.are.same({ 5, 1, 10, 0, 0, 0, 1 }, roots:get(nil, 5, 1))
+    c:close()
+    assert.has_error(function() roots:set(good) end, "attempt to use a buffer of a closed ik.crowd")
+  end)
+
   it("refuses bad templates and crowds with the field named", function()
     local rig = make_rig(2)
     local sk = ik.skeleton(rig.bones)
