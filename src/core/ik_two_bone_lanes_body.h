@@ -7,6 +7,7 @@
  *   TL_W       lanes in a V
  *   TL_SQRT    square root of each lane of a V (correctly rounded, as ik_sqrt)
  *   TL_BITS    an M's lanes as bits of an int (lane e bit e set when all ones)
+ * ik_math's steps on lanes are ik_lanes_math_body.h's, under the TL_ prefix.
  *
  * The kernel. A lane is a job of weight 1 and softness 0, so the solve is ik_two_bone.c's
  * without the blend and the soft reach (soften_distance returns the target's distance
@@ -30,48 +31,14 @@
  * compute a copy of the first and are never stored.
  */
 
-#define VV TL_(v3)
-typedef struct {
-  V x, y, z;
-} VV;
+#define LM_(x) TL_(x)
+#define LM_W TL_W
+#define LM_SQRT TL_SQRT
+#include "ik_lanes_math_body.h"
 
-static inline V TL_(sel)(M m, V a, V b) { return (V)(((M)a & m) | ((M)b & ~m)); }
-static inline VV TL_(v3_sel)(M m, VV a, VV b) {
-  VV r = {TL_(sel)(m, a.x, b.x), TL_(sel)(m, a.y, b.y), TL_(sel)(m, a.z, b.z)};
-  return r;
-}
-static inline V TL_(splat)(ik_real s) {
-  V v;
-  int e;
-  for (e = 0; e < TL_W; e++) v[e] = s;
-  return v;
-}
 static inline int TL_(any)(M m) { return TL_BITS(m) != 0; }
-/* fabs: the sign bit cleared (a compare-and-negate would keep -0's). */
-static inline V TL_(abs)(V a) { return (V)((M)a & ~(M)TL_(splat)(-(ik_real)0)); }
-static inline M TL_(finite)(V a) { return (a - a) == (a - a); }
-static inline VV TL_(v3_sub)(VV a, VV b) {
-  VV r = {a.x - b.x, a.y - b.y, a.z - b.z};
-  return r;
-}
-static inline VV TL_(v3_add)(VV a, VV b) {
-  VV r = {a.x + b.x, a.y + b.y, a.z + b.z};
-  return r;
-}
-static inline V TL_(v3_dot)(VV a, VV b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline VV TL_(v3_cross)(VV a, VV b) {
-  VV r = {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-  return r;
-}
-static inline VV TL_(v3_scale)(VV a, V s) {
-  VV r = {a.x * s, a.y * s, a.z * s};
-  return r;
-}
-static inline VV TL_(v3_madd)(VV a, VV b, V s) {
-  VV r = {a.x + b.x * s, a.y + b.y * s, a.z + b.z * s};
-  return r;
-}
-/* ik_vec3_normalize_or. */
+/* ik_vec3_normalize_or: the lane math's normalize gives zero where this gives the
+ * fallback (the lower bone's direction falls back to the aim). */
 static inline VV TL_(v3_normalize_or)(VV a, VV fallback) {
   const V len2 = TL_(v3_dot)(a, a);
   const M ok = (len2 > IK_TINY_LEN2) & TL_(finite)(len2);
@@ -79,16 +46,6 @@ static inline VV TL_(v3_normalize_or)(VV a, VV fallback) {
 }
 static inline VV TL_(v3_project_on_plane)(VV a, VV n_unit) {
   return TL_(v3_madd)(a, n_unit, -TL_(v3_dot)(a, n_unit));
-}
-
-/* ik_vec3_any_perpendicular. */
-static inline VV TL_(any_perpendicular)(VV a) {
-  const M first = TL_(abs)(a.x) < (ik_real)0.57735, second = ~first & (TL_(abs)(a.y) < (ik_real)0.57735);
-  const V one = TL_(splat)(1), zero = TL_(splat)(0);
-  const VV other = {TL_(sel)(first, one, zero), TL_(sel)(second, one, zero),
-                    TL_(sel)(first | second, zero, one)};
-  const VV none = {zero, zero, zero};
-  return TL_(v3_normalize_or)(TL_(v3_cross)(a, other), none);
 }
 
 /* ik_two_bone.c's across_axis (inlined: a call passes its vectors through memory). */
@@ -101,9 +58,8 @@ static inline __attribute__((always_inline)) VV TL_(across_axis)(VV v, V v_len, 
   const M long_part = (64 * off_len2 >= v_len * v_len) & (off_len2 > IK_TINY_LEN2);
   VV r = TL_(v3_scale)(off_ws, 1 / TL_SQRT(off_len2));
   if (TL_(any)(~is_zero & ~long_part))
-    r = TL_(v3_sel)(
-        long_part, r,
-        TL_(v3_normalize_or)(TL_(v3_project_on_plane)(TL_(v3_normalize_or)(off_ws, none), axis_ws), none));
+    r = TL_(v3_sel)(long_part, r,
+                    TL_(v3_normalize)(TL_(v3_project_on_plane)(TL_(v3_normalize)(off_ws), axis_ws)));
   return TL_(v3_sel)(is_zero, none, r);
 }
 
@@ -160,8 +116,8 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
   int e, out = 0;
 
   /* quick_valid. */
-  upper_len2 = TL_(v3_dot)(TL_(v3_sub)(p0, p1), TL_(v3_sub)(p0, p1));
-  lower_len2 = TL_(v3_dot)(TL_(v3_sub)(p1, p2), TL_(v3_sub)(p1, p2));
+  upper_len2 = TL_(v3_dist2)(p0, p1);
+  lower_len2 = TL_(v3_dist2)(p1, p2);
   TL_(add_magnitudes)(&sums, p0);
   TL_(add_magnitudes)(&sums, p1);
   TL_(add_magnitudes)(&sums, p2);
@@ -201,8 +157,7 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
     bend_ws = TL_(v3_sel)(bend_zero, mid_bend_ws, bend_ws);
     bend_zero &= TL_(v3_dot)(mid_bend_ws, mid_bend_ws) == 0;
     if (TL_(any)(bend_zero & valid)) {
-      const VV knee_ws =
-          TL_(across_axis)(start_mid_ws, upper_len, TL_(v3_normalize_or)(TL_(v3_sub)(p2, p0), zero3));
+      const VV knee_ws = TL_(across_axis)(start_mid_ws, upper_len, TL_(v3_normalize)(TL_(v3_sub)(p2, p0)));
       const VV knee_bend_ws = TL_(across_axis)(knee_ws, TL_SQRT(TL_(v3_dot)(knee_ws, knee_ws)), aim_ws);
       bend_ws = TL_(v3_sel)(bend_zero, knee_bend_ws, bend_ws);
       bend_zero &= TL_(v3_dot)(knee_bend_ws, knee_bend_ws) == 0;
@@ -226,7 +181,7 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
   solved_mid_ws = TL_(v3_madd)(p0, mid_dir_ws, upper_len);
   lower_dir_ws = TL_(v3_normalize_or)(TL_(v3_sub)(goal_ws, solved_mid_ws), aim_ws);
   end_ws = TL_(v3_madd)(solved_mid_ws, lower_dir_ws, lower_len);
-  distance = TL_SQRT(TL_(v3_dot)(TL_(v3_sub)(end_ws, target), TL_(v3_sub)(end_ws, target)));
+  distance = TL_SQRT(TL_(v3_dist2)(end_ws, target));
 
   scalar = ~valid;
   out = TL_BITS(scalar) & ((1 << (n - k < TL_W ? n - k : TL_W)) - 1);
@@ -242,3 +197,7 @@ static int TL_NAME(ik__two_bone_lanes *l, int k) {
 }
 
 #undef VV
+#undef QV
+#undef LM_
+#undef LM_W
+#undef LM_SQRT
