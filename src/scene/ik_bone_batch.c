@@ -83,41 +83,54 @@ static void share(const ik_bone_batch *b, int count, int part, int *begin, int *
 }
 
 /* Feet placed together by ik__foot_update_many: a run of feet with equal params, ground
- * and dt, at most this many. */
-#define FEET_RUN 16
+ * and dt, at most FEET_RUN of them; a run's search ends once it has passed FEET_MISSES
+ * more unlike feet than it took, so that a block of feet all unlike costs a few tests a
+ * foot. */
+#define FEET_RUN 32
+#define FEET_MISSES 4
 
 /* Whether entry e's foot shares params (bit for bit: the same update) and ground with f's. */
 static int same_foot_kind(const ik_bone_batch_entry *e, const ik_bone_batch_entry *f) {
-  return e->ground == f->ground && (e->foot_params == f->foot_params ||
-                                    memcmp(e->foot_params, f->foot_params, sizeof *f->foot_params) == 0);
+  const ik_foot_params *p = e->foot_params, *q = f->foot_params;
+  return e->ground == f->ground &&
+         (p == q || (p->smooth_time == q->smooth_time && p->foot_offset == q->foot_offset &&
+                     memcmp(p, q, sizeof *p) == 0));
 }
 
 /* The feet of the entries at `block`: their rays and corrections, which give the targets
  * the legs are solved for, in runs of feet alike. Checked at gather (dt at the call): a
  * refusal here leaves the target alone. A foot reads and writes only its own chain's
- * target and its own state, so all may go before any chain is prepared. */
+ * target and its own state (on a ground that is not a custom one), so the feet may go in
+ * any order, and all before any chain is prepared. */
 static void update_feet(const ik_bone_batch *b, const int *block, int n) {
+  unsigned char done[IK_BONE_BATCH_BLOCK];
   ik_bone_batch_entry *run[FEET_RUN];
   ik_foot_state *states[FEET_RUN];
   ik_vec3 positions[FEET_RUN];
   ik_quat rotations[FEET_RUN];
   ik_foot_result out[FEET_RUN];
   ik_status status[FEET_RUN];
-  int i = 0, k, count;
-  while (i < n) {
-    count = 0;
-    for (; i < n && count < FEET_RUN; i++) {
-      ik_bone_batch_entry *e = &b->entries[block[i]];
-      if (!e->foot_params) continue;
-      if (count > 0 && !same_foot_kind(e, run[0])) break;
+  int first, j, k, count, misses;
+  memset(done, 0, (size_t)n);
+  for (first = 0; first < n; first++) {
+    const ik_bone_batch_entry *lead = &b->entries[block[first]];
+    if (done[first] || !lead->foot_params) continue;
+    count = misses = 0;
+    for (j = first; j < n && count < FEET_RUN && misses <= count + FEET_MISSES; j++) {
+      ik_bone_batch_entry *e = &b->entries[block[j]];
+      if (done[j] || !e->foot_params) continue;
+      if (j > first && !same_foot_kind(e, lead)) {
+        misses++;
+        continue;
+      }
+      done[j] = 1;
       run[count] = e;
       states[count] = e->foot_state;
       positions[count] = e->chain->now.target;
       rotations[count] = e->chain->now.target_rotation;
       count++;
     }
-    if (count == 0) continue;
-    ik__foot_update_many(run[0]->foot_params, run[0]->ground, b->dt, count, states, positions, rotations, out,
+    ik__foot_update_many(lead->foot_params, lead->ground, b->dt, count, states, positions, rotations, out,
                          status);
     for (k = 0; k < count; k++) {
       ik_bone_batch_entry *e = run[k];
