@@ -108,9 +108,18 @@ static ik_status check_non_negative(ik_real r, ik_error *err, const char *field)
   return IK_OK;
 }
 
+/* Whether params pass: the common case, tested inline. */
+static int params_ok(const ik_foot_params *p) {
+  return ik__real_in_range(p->ray_height) && p->ray_height >= 0 && ik__real_in_range(p->ray_length) &&
+         p->ray_length >= 0 && ik__real_in_range(p->ray_height + p->ray_length) &&
+         ik__real_in_range(p->foot_offset) && p->foot_offset >= 0 && ik__real_in_range(p->smooth_time) &&
+         p->smooth_time >= 0 && ik__vec3_in_range(p->up) && ik_vec3_len2(p->up) > IK_TINY_LEN2;
+}
+
 ik_status ik_foot_params_validate(const ik_foot_params *params, ik_error *err) {
   ik_status st;
   if (params == NULL) return ik__fail(err, IK_E_NULL, "params", -1);
+  if (params_ok(params)) return ik__fail(err, IK_OK, NULL, -1);
   if ((st = check_non_negative(params->ray_height, err, "ray_height")) != IK_OK) return st;
   if ((st = check_non_negative(params->ray_length, err, "ray_length")) != IK_OK) return st;
   if ((st = ik__check_real(params->ray_height + params->ray_length, err, "ray_length", -1)) != IK_OK)
