@@ -82,17 +82,64 @@ static void share(const ik_bone_batch *b, int count, int part, int *begin, int *
   *end = (int)((long long)count * (part + 1) / b->threads);
 }
 
-/* Entry e's foot: its ray and correction, which give the target the leg is solved for.
- * Checked at gather (dt at the call): a refusal here leaves the target
- * alone. */
-static void update_foot(const ik_bone_batch *b, ik_bone_batch_entry *e) {
-  ik_foot_result out;
-  e->grounded = 0;
-  if (ik__foot_update_valid(e->foot_params, e->foot_state, e->ground, e->chain->now.target,
-                            e->chain->now.target_rotation, b->dt, &out) == IK_OK) {
-    e->chain->now.target = out.position;
-    e->chain->now.target_rotation = out.rotation;
-    e->grounded = out.grounded;
+/* Feet placed together by ik__foot_update_many: a run of feet with equal params, ground
+ * and dt, at most FEET_RUN of them; a run's search ends once it has passed FEET_MISSES
+ * more unlike feet than it took, so that a block of feet all unlike costs a few tests a
+ * foot. */
+#define FEET_RUN 32
+#define FEET_MISSES 4
+
+/* Whether entry e's foot shares params (bit for bit: the same update) and ground with f's. */
+static int same_foot_kind(const ik_bone_batch_entry *e, const ik_bone_batch_entry *f) {
+  const ik_foot_params *p = e->foot_params, *q = f->foot_params;
+  return e->ground == f->ground &&
+         (p == q || (p->smooth_time == q->smooth_time && p->foot_offset == q->foot_offset &&
+                     memcmp(p, q, sizeof *p) == 0));
+}
+
+/* The feet of the entries at `block`: their rays and corrections, which give the targets
+ * the legs are solved for, in runs of feet alike. Checked at gather (dt at the call): a
+ * refusal here leaves the target alone. A foot reads and writes only its own chain's
+ * target and its own state (on a ground that is not a custom one), so the feet may go in
+ * any order, and all before any chain is prepared. */
+static void update_feet(const ik_bone_batch *b, const int *block, int n) {
+  unsigned char done[IK_BONE_BATCH_BLOCK];
+  ik_bone_batch_entry *run[FEET_RUN];
+  ik_foot_state *states[FEET_RUN];
+  ik_vec3 positions[FEET_RUN];
+  ik_quat rotations[FEET_RUN];
+  ik_foot_result out[FEET_RUN];
+  ik_status status[FEET_RUN];
+  int first, j, k, count, misses;
+  memset(done, 0, (size_t)n);
+  for (first = 0; first < n; first++) {
+    const ik_bone_batch_entry *lead = &b->entries[block[first]];
+    if (done[first] || !lead->foot_params) continue;
+    count = misses = 0;
+    for (j = first; j < n && count < FEET_RUN && misses <= count + FEET_MISSES; j++) {
+      ik_bone_batch_entry *e = &b->entries[block[j]];
+      if (done[j] || !e->foot_params) continue;
+      if (j > first && !same_foot_kind(e, lead)) {
+        misses++;
+        continue;
+      }
+      done[j] = 1;
+      run[count] = e;
+      states[count] = e->foot_state;
+      positions[count] = e->chain->now.target;
+      rotations[count] = e->chain->now.target_rotation;
+      count++;
+    }
+    ik__foot_update_many(lead->foot_params, lead->ground, b->dt, count, states, positions, rotations, out,
+                         status);
+    for (k = 0; k < count; k++) {
+      ik_bone_batch_entry *e = run[k];
+      e->grounded = 0;
+      if (status[k] != IK_OK) continue;
+      e->chain->now.target = out[k].position;
+      e->chain->now.target_rotation = out[k].rotation;
+      e->grounded = out[k].grounded;
+    }
   }
 }
 
@@ -105,6 +152,7 @@ static void run_block(ik_bone_batch *b, int part, const int *block, int n) {
   ik_batch jobs;
   int i;
   ik_batch_init(&jobs);
+  update_feet(b, block, n);
   for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
     ik_bone_chain_prefetch(b->entries[block[i]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
   for (i = 0; i < n; i++) {
@@ -113,7 +161,6 @@ static void run_block(ik_bone_batch *b, int part, const int *block, int n) {
       ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD]].chain, IK_BONE_CHAIN_PREFETCH_HEADER);
     if (i + PREFETCH_AHEAD / 2 < n)
       ik_bone_chain_prefetch(b->entries[block[i + PREFETCH_AHEAD / 2]].chain, IK_BONE_CHAIN_PREFETCH_SOLVE);
-    if (e->foot_params) update_foot(b, e);
     if (e->lane == IK_LANE_FABRIK) {
       e->slot = jobs.fabrik_count++;
       ik_bone_chain_prepare(e->chain, e->lane, &s->fabrik[e->slot]);

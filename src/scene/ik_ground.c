@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ik_internal.h"
+#include "ik_scene_internal.h"
 
 /* Enough for every member of every block, and a cache line, so that each pair of
  * sibling BVH nodes shares one. */
@@ -662,7 +663,7 @@ static ik_vec3 heightfield_vertex(const heightfield_data *h, int c, int r) {
                       h->origin.z + h->cell_size * (ik_real)r);
 }
 
-/* Both triangles of cell (c, r); the nearer hit. */
+/* Both triangles of cell (c, r); the nearer hit, its normal worked out for it alone. */
 static int heightfield_cell(const heightfield_data *h, int c, int r, ik_vec3 o, ik_vec3 d, ik_real t_max,
                             ik_real *t_out, ik_vec3 *normal_out) {
   const ik_vec3 p00 = heightfield_vertex(h, c, r);
@@ -673,15 +674,14 @@ static int heightfield_cell(const heightfield_data *h, int c, int r, ik_vec3 o, 
   int found = 0;
   if (ray_triangle(o, d, p00, along_z, diag, det_floor_of(along_z, diag), t_max, &t)) {
     t_max = *t_out = t;
-    *normal_out = facing_normal(along_z, diag, d);
     found = 1;
   }
   if (ray_triangle(o, d, p00, diag, along_x, det_floor_of(diag, along_x), t_max, &t)) {
     *t_out = t;
-    *normal_out = facing_normal(diag, along_x, d);
-    found = 1;
+    found = 2;
   }
-  return found;
+  if (found) *normal_out = found == 1 ? facing_normal(along_z, diag, d) : facing_normal(diag, along_x, d);
+  return found != 0;
 }
 
 /* t at which the ray crosses grid line `line` (a multiple of cell_size from `start`). */
@@ -742,6 +742,26 @@ static int raycast_heightfield(const heightfield_data *h, ik_vec3 o, ik_vec3 d, 
       tz = line_crossing(z_lo, cs, r + (step_r > 0), o.z, d.z);
     }
   }
+}
+
+/* raycast_heightfield for a ray straight up or down (d.x and d.z zeros of either sign),
+ * step for step: its x/z projection is a point, so the walk's first cell is its only
+ * one (the crossings it would step to lie at infinity) and nothing else is set up. */
+static int raycast_heightfield_vertical(const heightfield_data *h, ik_vec3 o, ik_vec3 d, ik_real t_max,
+                                        ik_real *t_out, ik_vec3 *normal_out) {
+  const ik_real cs = h->cell_size;
+  const ik_real x_lo = h->origin.x, z_lo = h->origin.z;
+  const ik_real x_hi = x_lo + cs * (ik_real)(h->columns - 1), z_hi = z_lo + cs * (ik_real)(h->rows - 1);
+  ik_real t_enter = 0, t_leave = t_max, pad;
+  pad = 16 * IK_REAL_EPSILON * (ik_fabs(x_lo) + ik_fabs(x_hi));
+  if (!(x_lo - pad <= o.x && o.x <= x_hi + pad)) return 0;
+  pad = 16 * IK_REAL_EPSILON * (ik_fabs(z_lo) + ik_fabs(z_hi));
+  if (!(z_lo - pad <= o.z && o.z <= z_hi + pad)) return 0;
+  pad = 16 * IK_REAL_EPSILON * (ik_fabs(h->min_y) + ik_fabs(h->max_y));
+  if (!clip_slab(o.y, d.y, h->min_y - pad, h->max_y + pad, &t_enter, &t_leave)) return 0;
+  return heightfield_cell(h, cell_index((o.x + d.x * t_enter - x_lo) / cs, h->columns - 2),
+                          cell_index((o.z + d.z * t_enter - z_lo) / cs, h->rows - 2), o, d, t_max, t_out,
+                          normal_out);
 }
 
 /* 1 / a, with a zero (or denormal) component replaced by a tiny one of the same sign:
@@ -867,20 +887,22 @@ ik_status ik_ground_raycast_validate(const ik_ground *g, ik_vec3 origin, ik_vec3
   return ik__fail(err, IK_OK, NULL, -1);
 }
 
-ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 direction, ik_real max_distance,
-                            ik_ray_hit *hit) {
-  const ik_status st = ik_ground_raycast_validate(g, origin, direction, max_distance, hit, NULL);
-  ik_vec3 dir_unit, normal = ik_vec3_zero();
+/* The query for valid inputs and a unit direction; `vertical_ok`: a ray along y may take
+ * raycast_heightfield_vertical. */
+static ik_status raycast_unit(const ik_ground *g, ik_vec3 origin, ik_vec3 dir_unit, ik_real max_distance,
+                              int vertical_ok, ik_ray_hit *hit) {
+  ik_vec3 normal = ik_vec3_zero();
   ik_real t = 0;
   int found = 0;
-  if (st != IK_OK) return st;
-  dir_unit = ik_vec3_normalize(direction);
   switch (g->kind) {
     case IK_GROUND_PLANE:
       found = raycast_plane(&g->u.plane, origin, dir_unit, max_distance, &t, &normal);
       break;
     case IK_GROUND_HEIGHTFIELD:
-      found = raycast_heightfield(&g->u.heightfield, origin, dir_unit, max_distance, &t, &normal);
+      found =
+          vertical_ok && dir_unit.x == 0 && dir_unit.z == 0
+              ? raycast_heightfield_vertical(&g->u.heightfield, origin, dir_unit, max_distance, &t, &normal)
+              : raycast_heightfield(&g->u.heightfield, origin, dir_unit, max_distance, &t, &normal);
       break;
     case IK_GROUND_MESH:
       found = raycast_mesh(&g->u.mesh, origin, dir_unit, max_distance, &t, &normal);
@@ -890,6 +912,8 @@ ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 directio
       if (cst != IK_OK) return cst;
       break;
     }
+    default: /* what ik_ground_raycast_validate refuses */
+      return IK_E_PARAMETER;
   }
   memset(hit, 0, sizeof *hit);
   if (found) {
@@ -899,4 +923,16 @@ ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 directio
     hit->normal = normal;
   }
   return IK_OK;
+}
+
+ik_status ik_ground_raycast(const ik_ground *g, ik_vec3 origin, ik_vec3 direction, ik_real max_distance,
+                            ik_ray_hit *hit) {
+  const ik_status st = ik_ground_raycast_validate(g, origin, direction, max_distance, hit, NULL);
+  if (st != IK_OK) return st;
+  return raycast_unit(g, origin, ik_vec3_normalize(direction), max_distance, 0, hit);
+}
+
+ik_status ik__ground_raycast_unit(const ik_ground *g, ik_vec3 origin, ik_vec3 dir_unit, ik_real max_distance,
+                                  ik_ray_hit *hit) {
+  return raycast_unit(g, origin, dir_unit, max_distance, 1, hit);
 }

@@ -7,7 +7,11 @@
  * and go straight down, or down within 30 degrees of vertical, max distance 20. The
  * same terrain is queried as a mesh (BVH), a heightfield (cell DDA) and, for scale, by
  * brute force over every triangle (a few rays only). Ray figures are the median, over
- * batches of 256 rays, of ns per ray; build figures the median of the builds. `--quick`
+ * batches of 256 rays, of ns per ray; build figures the median of the builds. Feet: 256
+ * feet walking over the heightfield at 60 Hz (default params), each checked and updated
+ * alone (ik_foot_validate, ik__foot_update_valid: feet_each) or checked and updated
+ * together (ik__foot_check_inputs, ik__foot_update_many: feet_many), ns per foot, the
+ * median over frames; the two must leave the same bytes. `--quick`
  * runs a small version (the test suite uses it so this file cannot rot); `--rays N` and
  * `--reps N` override the counts.
  */
@@ -21,6 +25,7 @@
 #include "bench_util.h"
 #include "ik.h"
 #include "ik_ground.h"
+#include "ik_scene_internal.h"
 
 #define BATCH 256
 #define MAX_REPS 31
@@ -173,6 +178,97 @@ static int brute_force(const terrain *t, ik_vec3 o, ik_vec3 d, double *t_best) {
   return found;
 }
 
+/* ---- feet ---- */
+
+#define FEET 256
+
+typedef struct feet_set {
+  ik_foot_state state[FEET];
+  ik_foot_state *ptr[FEET];
+  ik_vec3 pos[FEET], vel[FEET];
+  ik_quat rot[FEET];
+  ik_foot_result out[FEET];
+  ik_status status[FEET];
+} feet_set;
+
+static void make_feet(feet_set *f, const terrain *t) {
+  unsigned long long seed = 0x2545f4914f6cdd1dull;
+  const double extent = (double)t->cell_size * t->cells;
+  int i;
+  memset(f, 0, sizeof *f);
+  for (i = 0; i < FEET; i++) {
+    ik_foot_state_init(&f->state[i]);
+    f->ptr[i] = &f->state[i];
+    f->pos[i] = ik_vec3_make((ik_real)((double)t->origin.x + extent * (0.2 + 0.6 * bench_uniform(&seed))), 0,
+                             (ik_real)((double)t->origin.z + extent * (0.2 + 0.6 * bench_uniform(&seed))));
+    f->vel[i] =
+        ik_vec3_make((ik_real)(3 * bench_uniform(&seed) - 1.5), 0, (ik_real)(3 * bench_uniform(&seed) - 1.5));
+    f->rot[i] = ik_quat_identity();
+  }
+}
+
+/* The animation: each foot walks on, its height at the nearest sample plus a swing. */
+static void walk_feet(feet_set *f, const terrain *t, int frame, ik_real dt) {
+  int i;
+  for (i = 0; i < FEET; i++) {
+    int c, r;
+    f->pos[i] = ik_vec3_madd(f->pos[i], f->vel[i], dt);
+    c = (int)((f->pos[i].x - t->origin.x) / t->cell_size + (ik_real)0.5);
+    r = (int)((f->pos[i].z - t->origin.z) / t->cell_size + (ik_real)0.5);
+    if (c < 0 || c >= t->samples || r < 0 || r >= t->samples) continue;
+    f->pos[i].y = t->origin.y + t->heights[r * t->samples + c] + (ik_real)(0.15 * sin(0.3 * (frame + i)));
+  }
+}
+
+static __attribute__((noinline)) void feet_each(feet_set *f, const ik_foot_params *p, const ik_ground *g,
+                                                ik_real dt) {
+  int i;
+  for (i = 0; i < FEET; i++) {
+    f->status[i] = ik_foot_validate(p, &f->state[i], g, f->pos[i], f->rot[i], dt, &f->out[i], NULL);
+    if (f->status[i] == IK_OK)
+      f->status[i] = ik__foot_update_valid(p, &f->state[i], g, f->pos[i], f->rot[i], dt, &f->out[i]);
+  }
+}
+
+/* (Every foot here passes its check; a caller would leave out those that do not.) */
+static __attribute__((noinline)) void feet_many(feet_set *f, const ik_foot_params *p, const ik_ground *g,
+                                                ik_real dt) {
+  int i, ok = 1;
+  for (i = 0; i < FEET; i++) ok &= ik__foot_check_inputs(p, &f->state[i], f->pos[i], f->rot[i], dt) == IK_OK;
+  if (ok) ik__foot_update_many(p, g, dt, FEET, f->ptr, f->pos, f->rot, f->out, f->status);
+}
+
+/* Median ns per foot of each way over `frames` frames, run side by side; 1 when the two
+ * left the same bytes in every state and result. */
+static int time_feet(const terrain *t, const ik_ground *g, int frames, double *each_ns, double *many_ns) {
+  static feet_set a, b;
+  const ik_real dt = (ik_real)(1.0 / 60);
+  double *ns_a = malloc(sizeof *ns_a * (size_t)frames), *ns_b = malloc(sizeof *ns_b * (size_t)frames);
+  ik_foot_params p;
+  int frame, same = 1;
+  if (!ns_a || !ns_b) exit(1);
+  ik_foot_params_init(&p);
+  make_feet(&a, t);
+  make_feet(&b, t);
+  for (frame = 0; frame < frames; frame++) {
+    double t0;
+    walk_feet(&a, t, frame, dt);
+    walk_feet(&b, t, frame, dt);
+    t0 = bench_now_s();
+    feet_each(&a, &p, g, dt);
+    ns_a[frame] = (bench_now_s() - t0) * 1e9 / FEET;
+    t0 = bench_now_s();
+    feet_many(&b, &p, g, dt);
+    ns_b[frame] = (bench_now_s() - t0) * 1e9 / FEET;
+    same &= memcmp(a.state, b.state, sizeof a.state) == 0 && memcmp(a.out, b.out, sizeof a.out) == 0;
+  }
+  *each_ns = bench_median(ns_a, frames);
+  *many_ns = bench_median(ns_b, frames);
+  free(ns_a);
+  free(ns_b);
+  return same;
+}
+
 int main(int argc, char **argv) {
   int cells = 224, ray_count = 100000, reps = 5, brute_rays = 200, i;
   terrain t;
@@ -269,6 +365,15 @@ int main(int argc, char **argv) {
            brute_ns, brute_rays, sum);
   }
   printf("\nmesh and heightfield disagree on %d of %d rays\n", disagree, tilted.count);
+  {
+    double each_ns, many_ns;
+    const int same = time_feet(&t, field, reps * 60, &each_ns, &many_ns);
+    printf(
+        "\nfeet on the heightfield (%d, 60 Hz): each alone %.0f ns/foot, many at once %.0f ns/foot "
+        "(%.2fx); same bytes: %s\n",
+        FEET, each_ns, many_ns, each_ns / many_ns, same ? "yes" : "NO");
+    if (!same) disagree++;
+  }
 
   free_rays(&down);
   free_rays(&tilted);
