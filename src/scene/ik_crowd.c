@@ -1005,14 +1005,39 @@ static void keep_group(const ik_crowd_chain_desc *d, const lane_work *w, const l
 }
 #endif
 
-/* Chain j's foot, as ik_bone_batch places it: its ray and spring give the target. */
-static void place_foot(const ik_crowd *c, lane_work *w, const lane_chain *lc, int e, int j) {
-  ik_foot_result out;
-  lc->grounded[e] = 0;
-  if (ik__foot_update_valid(&c->t->chains[j].foot, &lc->foot[e], c->ground, lane_v3(w->target[0], e),
-                            ik_quat_identity(), c->dt, &out) == IK_OK) {
-    set_lane_v3(w->target[0], e, out.position);
-    lc->grounded[e] = out.grounded;
+/* Chain j's feet of the block's instances to be solved, as ik_bone_batch places them:
+ * the ray and the spring give each its target, all in one ik__foot_update_many. */
+static void place_feet(const ik_crowd *c, crowd_scratch *s, const crowd_block *k, int j) {
+  ik_foot_state *states[IK_CROWD_BLOCK];
+  ik_vec3 at[IK_CROWD_BLOCK];
+  ik_quat turn[IK_CROWD_BLOCK];
+  ik_foot_result out[IK_CROWD_BLOCK];
+  ik_status st[IK_CROWD_BLOCK];
+  int gi, e, n = 0;
+  for (gi = 0; gi < k->groups; gi++) {
+    const lane_work *w = work_at(c, s, j, gi);
+    const lane_chain lc = chain_at(c, k->g0 + gi, j);
+    for (e = 0; e < L_; e++) {
+      if (!w->ok[e]) continue;
+      lc.grounded[e] = 0;
+      states[n] = &lc.foot[e];
+      at[n] = lane_v3(w->target[0], e);
+      turn[n++] = ik_quat_identity();
+    }
+  }
+  if (!n) return;
+  ik__foot_update_many(&c->t->chains[j].foot, c->ground, c->dt, n, states, at, turn, out, st);
+  for (gi = 0, n = 0; gi < k->groups; gi++) {
+    lane_work *w = work_at(c, s, j, gi);
+    const lane_chain lc = chain_at(c, k->g0 + gi, j);
+    for (e = 0; e < L_; e++) {
+      if (!w->ok[e]) continue;
+      if (st[n] == IK_OK) {
+        set_lane_v3(w->target[0], e, out[n].position);
+        lc.grounded[e] = out[n].grounded;
+      }
+      n++;
+    }
   }
 }
 
@@ -1213,12 +1238,10 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
       }
       gather_group(bone, &t->chains[j], w);
       for (e = 0; e < L_; e++) {
-        ik_foot_result probe;
         if (!k->live[gi][e]) continue;
-        if (!w->ok[e] ||
-            (t->chains[j].has_foot &&
-             ik_foot_validate(&t->chains[j].foot, &lc.foot[e], c->ground, lane_v3(w->target[0], e),
-                              ik_quat_identity(), 0, &probe, NULL) != IK_OK)) {
+        if (!w->ok[e] || (t->chains[j].has_foot &&
+                          ik__foot_check_inputs(&t->chains[j].foot, &lc.foot[e], lane_v3(w->target[0], e),
+                                                ik_quat_identity(), 0) != IK_OK)) {
           w->ok[e] = 0;
           k->live[gi][e] = 0;
           c->failed[g * L_ + e] = 1;
@@ -1231,14 +1254,14 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
   ik_batch_init(&jobs.batch);
   for (j = 0; j < t->chain_count; j++) {
     if (t->pass[j] != p) continue;
+    for (gi = 0; gi < k->groups; gi++)
+      for (e = 0; e < L_; e++)
+        work_at(c, s, j, gi)->ok[e] &= k->live[gi][e]; /* a later chain may have failed it */
+    if (t->chains[j].has_foot) place_feet(c, s, k, j);
     for (gi = 0; gi < k->groups; gi++) {
       const crowd_bone *bone = group_at(c, k->g0 + gi);
       lane_work *w = work_at(c, s, j, gi);
       const lane_chain lc = chain_at(c, k->g0 + gi, j);
-      for (e = 0; e < L_; e++) {
-        w->ok[e] &= k->live[gi][e]; /* a later chain of the pass may have failed it */
-        if (w->ok[e] && t->chains[j].has_foot) place_foot(c, w, &lc, e, j);
-      }
       start_group(bone, &t->chains[j], w, &lc);
       if (t->solver[j] == IK_BONE_CHAIN_TWO_BONE)
         two_bone_group(c, w, j);
