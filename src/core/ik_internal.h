@@ -333,7 +333,8 @@ typedef struct ik__two_bone_lanes {
   unsigned redone; /* out: bit e set when lane e went through ik_two_bone_run (tests, benchmarks) */
 } ik__two_bone_lanes;
 void ik__two_bone_run_lanes(ik__two_bone_lanes *l);
-/* One instruction set's version (0 baseline, 1 AVX2, 2 scalar one by one), for tests;
+/* One instruction set's version (0 baseline, 1 AVX2, 2 scalar one by one, 3 AVX-512F
+ * for doubles), for tests;
  * NULL when not built here or the processor lacks it. */
 typedef void (*ik__two_bone_lanes_fn)(ik__two_bone_lanes *l);
 ik__two_bone_lanes_fn ik__two_bone_lanes_variant(int isa);

@@ -104,10 +104,43 @@ typedef ik__rl_int ik__tm32 __attribute__((vector_size(32)));
 #define TL_BITS(m) _mm256_movemask_pd((__m256d)(m))
 #endif
 #include "ik_two_bone_lanes_body.h"
+#undef TL_SUFFIX
+#undef TL_NAME
+#undef V
+#undef M
+#undef TL_W
+#undef TL_SQRT
+#undef TL_BITS
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
 #pragma GCC pop_options
+#endif
+
+#ifndef IK_REAL_FLOAT
+/* AVX-512F for doubles: 8 limbs in one vector. (16 floats are more than the 8 lanes.) */
+#define IK__TWO_BONE_AVX512 1
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+typedef ik_real ik__tv64 __attribute__((vector_size(64)));
+typedef ik__rl_int ik__tm64 __attribute__((vector_size(64)));
+#define TL_SUFFIX avx512
+#define TL_NAME lanes_avx512
+#define V ik__tv64
+#define M ik__tm64
+#define TL_W 8
+#define TL_SQRT(v) ((ik__tv64)_mm512_sqrt_pd((__m512d)(v)))
+#define TL_BITS(m) ((int)_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)))
+#include "ik_two_bone_lanes_body.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif
 #endif
 
@@ -138,6 +171,9 @@ static void run_base(ik__two_bone_lanes *l) { run_groups(l, (int)(16 / sizeof(ik
 #ifdef IK__TWO_BONE_AVX2
 static void run_avx2(ik__two_bone_lanes *l) { run_groups(l, (int)(32 / sizeof(ik_real)), lanes_avx2); }
 #endif
+#ifdef IK__TWO_BONE_AVX512
+static void run_avx512(ik__two_bone_lanes *l) { run_groups(l, 8, lanes_avx512); }
+#endif
 
 ik__two_bone_lanes_fn ik__two_bone_lanes_variant(int isa) {
   if (isa == 0) return run_base;
@@ -145,10 +181,19 @@ ik__two_bone_lanes_fn ik__two_bone_lanes_variant(int isa) {
 #ifdef IK__TWO_BONE_AVX2
   if (isa == 1 && __builtin_cpu_supports("avx2")) return run_avx2;
 #endif
+#ifdef IK__TWO_BONE_AVX512
+  if (isa == 3 && __builtin_cpu_supports("avx512f")) return run_avx512;
+#endif
   return NULL;
 }
 
 void ik__two_bone_run_lanes(ik__two_bone_lanes *l) {
+#ifdef IK__TWO_BONE_AVX512
+  if (__builtin_cpu_supports("avx512f")) {
+    run_avx512(l);
+    return;
+  }
+#endif
 #ifdef IK__TWO_BONE_AVX2
   if (__builtin_cpu_supports("avx2")) {
     run_avx2(l);

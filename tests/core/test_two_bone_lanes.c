@@ -172,7 +172,7 @@ static void lanes_give_the_jobs_bytes(void **state) {
   const int cases = t_cases(400);
   int isa, s, k, tested = 0, redone, lanes;
   (void)state;
-  for (isa = 0; isa < 3; isa++) {
+  for (isa = 0; isa < 4; isa++) {
     const ik__two_bone_lanes_fn run = ik__two_bone_lanes_variant(isa);
     if (!run) continue;
     tested++;
@@ -197,7 +197,7 @@ static void bad_tolerance_is_each_jobs_refusal(void **state) {
   t_rng r = t_rng_make(2202);
   int isa, i;
   (void)state;
-  for (isa = 0; isa < 3; isa++) {
+  for (isa = 0; isa < 4; isa++) {
     const ik__two_bone_lanes_fn run = ik__two_bone_lanes_variant(isa);
     if (!run) continue;
     for (i = 0; i < 3; i++) {
@@ -216,7 +216,7 @@ static void lane_count_is_held_to_the_lanes(void **state) {
   t_rng r = t_rng_make(2204);
   int isa;
   (void)state;
-  for (isa = 0; isa < 3; isa++) {
+  for (isa = 0; isa < 4; isa++) {
     const ik__two_bone_lanes_fn run = ik__two_bone_lanes_variant(isa);
     if (!run) continue;
     random_lanes(&l, &r, LANES, 1, S_INSIDE);
