@@ -310,10 +310,12 @@ typedef struct ik__rotations_soa {
   const ik_real *before[IK__SOA_JOINTS], *solved[IK__SOA_JOINTS];
   ik_real *rotations[IK__SOA_JOINTS], *memory[IK__SOA_JOINTS];
 } ik__rotations_soa;
-void ik__rotations_run_soa(const ik__rotations_soa *s);
+/* n (1 .. IK__SOA_SETS) sets of one count and stride at once (their steps interleaved). */
+#define IK__SOA_SETS 4
+void ik__rotations_run_soa(const ik__rotations_soa *sets, int n);
 /* ik__rotations_run_soa for one instruction set, as ik__rotations_lanes_variant (3:
  * AVX-512F, doubles only). */
-typedef void (*ik__rotations_soa_fn)(const ik__rotations_soa *s);
+typedef void (*ik__rotations_soa_fn)(const ik__rotations_soa *sets, int n);
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa);
 
 /* Up to IK__TWO_BONE_LANES two-bone limbs in structure-of-arrays form, lane e a limb: each

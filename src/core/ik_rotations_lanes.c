@@ -18,33 +18,35 @@ int ik__rotations_lane_able(const ik_rotations_job *job) {
 }
 
 /* The structure-of-arrays form one lane at a time: each lane's job built and run. */
-static void soa_run_scalar(const ik__rotations_soa *s) {
+static void soa_run_scalar(const ik__rotations_soa *sets, int n) {
   ik_vec3 before[IK__SOA_JOINTS], solved[IK__SOA_JOINTS];
   ik_quat rot[IK__SOA_JOINTS], mem[IK__SOA_JOINTS];
-  const int st = s->stride;
-  int e, i;
-  for (e = 0; e < IK__SOA_LANES; e++) {
-    ik_rotations_job job;
-    if (!((s->mask >> e) & 1u)) continue;
-    for (i = 0; i < s->count; i++) {
-      before[i] = ik_vec3_make(s->before[i][e], s->before[i][st + e], s->before[i][2 * st + e]);
-      solved[i] = ik_vec3_make(s->solved[i][e], s->solved[i][st + e], s->solved[i][2 * st + e]);
-      rot[i] = ik_quat_make(s->rotations[i][e], s->rotations[i][st + e], s->rotations[i][2 * st + e],
-                            s->rotations[i][3 * st + e]);
-      mem[i] = i + 1 < s->count ? ik_quat_make(s->memory[i][e], s->memory[i][st + e],
-                                               s->memory[i][2 * st + e], s->memory[i][3 * st + e])
-                                : ik_quat_identity();
+  int e, i, g;
+  for (g = 0; g < n; g++)
+    for (e = 0; e < IK__SOA_LANES; e++) {
+      const ik__rotations_soa *s = &sets[g];
+      const int st = s->stride;
+      ik_rotations_job job;
+      if (!((s->mask >> e) & 1u)) continue;
+      for (i = 0; i < s->count; i++) {
+        before[i] = ik_vec3_make(s->before[i][e], s->before[i][st + e], s->before[i][2 * st + e]);
+        solved[i] = ik_vec3_make(s->solved[i][e], s->solved[i][st + e], s->solved[i][2 * st + e]);
+        rot[i] = ik_quat_make(s->rotations[i][e], s->rotations[i][st + e], s->rotations[i][2 * st + e],
+                              s->rotations[i][3 * st + e]);
+        mem[i] = i + 1 < s->count ? ik_quat_make(s->memory[i][e], s->memory[i][st + e],
+                                                 s->memory[i][2 * st + e], s->memory[i][3 * st + e])
+                                  : ik_quat_identity();
+      }
+      ik_rotations_job_init(&job, s->count, before, solved, rot);
+      job.twist_memory = mem;
+      ik__rotations_run_valid(&job);
+      for (i = 0; i + 1 < s->count; i++) {
+        s->rotations[i][e] = rot[i].x, s->rotations[i][st + e] = rot[i].y;
+        s->rotations[i][2 * st + e] = rot[i].z, s->rotations[i][3 * st + e] = rot[i].w;
+        s->memory[i][e] = mem[i].x, s->memory[i][st + e] = mem[i].y;
+        s->memory[i][2 * st + e] = mem[i].z, s->memory[i][3 * st + e] = mem[i].w;
+      }
     }
-    ik_rotations_job_init(&job, s->count, before, solved, rot);
-    job.twist_memory = mem;
-    ik__rotations_run_valid(&job);
-    for (i = 0; i + 1 < s->count; i++) {
-      s->rotations[i][e] = rot[i].x, s->rotations[i][st + e] = rot[i].y;
-      s->rotations[i][2 * st + e] = rot[i].z, s->rotations[i][3 * st + e] = rot[i].w;
-      s->memory[i][e] = mem[i].x, s->memory[i][st + e] = mem[i].y;
-      s->memory[i][2 * st + e] = mem[i].z, s->memory[i][3 * st + e] = mem[i].w;
-    }
-  }
 }
 
 #if defined(__GNUC__)
@@ -156,13 +158,13 @@ static void run_scalar(ik_rotations_job *const *jobs, int n) {
   for (k = 0; k < n; k++) ik__rotations_run_valid(jobs[k]);
 }
 
-static void soa_run_base(const ik__rotations_soa *s) { soa_base(s); }
+static void soa_run_base(const ik__rotations_soa *sets, int n) { soa_base(sets, n); }
 
 #ifdef IK__ROT_AVX2
-static void soa_run_avx2(const ik__rotations_soa *s) { soa_avx2(s); }
+static void soa_run_avx2(const ik__rotations_soa *sets, int n) { soa_avx2(sets, n); }
 #endif
 #ifdef IK__ROT_AVX512
-static void soa_run_avx512(const ik__rotations_soa *s) { soa_avx512(s); }
+static void soa_run_avx512(const ik__rotations_soa *sets, int n) { soa_avx512(sets, n); }
 #endif
 
 ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
@@ -177,20 +179,20 @@ ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
   return NULL;
 }
 
-void ik__rotations_run_soa(const ik__rotations_soa *s) {
+void ik__rotations_run_soa(const ik__rotations_soa *sets, int n) {
 #ifdef IK__ROT_AVX512
   if (__builtin_cpu_supports("avx512f")) {
-    soa_run_avx512(s);
+    soa_run_avx512(sets, n);
     return;
   }
 #endif
 #ifdef IK__ROT_AVX2
   if (__builtin_cpu_supports("avx2")) {
-    soa_run_avx2(s);
+    soa_run_avx2(sets, n);
     return;
   }
 #endif
-  soa_run_base(s);
+  soa_run_base(sets, n);
 }
 
 ik__rotations_lanes_fn ik__rotations_lanes_variant(int isa) {
@@ -227,7 +229,7 @@ ik__rotations_soa_fn ik__rotations_soa_variant(int isa) {
   return isa == 0 || isa == 2 ? soa_run_scalar : NULL;
 }
 
-void ik__rotations_run_soa(const ik__rotations_soa *s) { soa_run_scalar(s); }
+void ik__rotations_run_soa(const ik__rotations_soa *sets, int n) { soa_run_scalar(sets, n); }
 
 void ik__rotations_run_lanes(ik_rotations_job *const *jobs, int n) { run_scalar(jobs, n); }
 

@@ -141,34 +141,37 @@ RL_TARGET static void RL_NAME(ik_rotations_job *const *jobs, int n) {
 
 #endif
 
-/* The structure-of-arrays form (ik__rotations_soa): lanes k .. k + RL_W - 1 of s. */
-/* Joint by joint, the lanes' vectors one after the other: each joint is a long chain
- * of dependent square roots and divisions, and the next vector's chain, close behind in
- * the instruction stream, overlaps it. */
-RL_TARGET static void RL_SOA_NAME(const ik__rotations_soa *s) {
+/* The structure-of-arrays form (ik__rotations_soa), n sets at once. Joint by joint,
+ * each set's vectors one after the other: a joint is a long chain of dependent square
+ * roots and divisions, and the next vector's chain, close behind in the instruction
+ * stream, overlaps it. */
+RL_TARGET static void RL_SOA_NAME(const ik__rotations_soa *sets, int n) {
   enum { NV = IK__SOA_LANES / RL_W };
-  const int tip = s->count - 1, st = s->stride;
-  QV parent_old_ws[NV], parent_new_ws[NV];
-  M write[NV], no_match;
-  int i, e, v;
-  for (v = 0; v < NV; v++) {
-    parent_old_ws[v] = parent_new_ws[v] = RL_(q_identity)();
-    for (e = 0; e < RL_W; e++) write[v][e] = (s->mask >> (v * RL_W + e)) & 1u ? -1 : 0;
-  }
+  const int tip = sets[0].count - 1, st = sets[0].stride;
+  QV parent_old_ws[IK__SOA_SETS][NV], parent_new_ws[IK__SOA_SETS][NV];
+  M write[IK__SOA_SETS][NV], no_match;
+  int i, e, v, g;
+  for (g = 0; g < n; g++)
+    for (v = 0; v < NV; v++) {
+      parent_old_ws[g][v] = parent_new_ws[g][v] = RL_(q_identity)();
+      for (e = 0; e < RL_W; e++) write[g][v][e] = (sets[g].mask >> (v * RL_W + e)) & 1u ? -1 : 0;
+    }
   for (e = 0; e < RL_W; e++) no_match[e] = 0;
   for (i = 0; i < tip; i++)
-    for (v = 0; v < NV; v++) {
-      const int k = v * RL_W;
-      const VV bone_old_ws =
-          RL_(v3_sub)(RL_(ld_v)(s->before[i + 1] + k, st), RL_(ld_v)(s->before[i] + k, st));
-      const VV to_ws = RL_(v3_sub)(RL_(ld_v)(s->solved[i + 1] + k, st), RL_(ld_v)(s->solved[i] + k, st));
-      QV memory = RL_(ld_q)(s->memory[i] + k, st);
-      const QV rot_new_ws =
-          RL_(joint)(RL_(q_normalize)(RL_(ld_q)(s->rotations[i] + k, st)), &parent_old_ws[v],
-                     &parent_new_ws[v], bone_old_ws, to_ws, &memory, 0, no_match, RL_(q_identity)());
-      RL_(st_q)(s->memory[i] + k, st, memory, write[v]);
-      RL_(st_q)(s->rotations[i] + k, st, rot_new_ws, write[v]);
-    }
+    for (g = 0; g < n; g++)
+      for (v = 0; v < NV; v++) {
+        const ik__rotations_soa *s = &sets[g];
+        const int k = v * RL_W;
+        const VV bone_old_ws =
+            RL_(v3_sub)(RL_(ld_v)(s->before[i + 1] + k, st), RL_(ld_v)(s->before[i] + k, st));
+        const VV to_ws = RL_(v3_sub)(RL_(ld_v)(s->solved[i + 1] + k, st), RL_(ld_v)(s->solved[i] + k, st));
+        QV memory = RL_(ld_q)(s->memory[i] + k, st);
+        const QV rot_new_ws =
+            RL_(joint)(RL_(q_normalize)(RL_(ld_q)(s->rotations[i] + k, st)), &parent_old_ws[g][v],
+                       &parent_new_ws[g][v], bone_old_ws, to_ws, &memory, 0, no_match, RL_(q_identity)());
+        RL_(st_q)(s->memory[i] + k, st, memory, write[g][v]);
+        RL_(st_q)(s->rotations[i] + k, st, rot_new_ws, write[g][v]);
+      }
 }
 
 #undef VV

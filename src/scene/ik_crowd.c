@@ -77,7 +77,10 @@ typedef struct crowd_bone {
 /* A bone's local position is the template's, which no chain changes, but for bone 0's,
  * which the host gives: its lanes follow the group's bones. */
 
-typedef char crowd_lanes_are_soa_lanes[IK__SOA_LANES == L_ && IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS ? 1 : -1];
+typedef char crowd_lanes_are_soa_lanes[IK__SOA_LANES == L_ && IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS &&
+                                               IK__SOA_SETS >= GROUPS_PER_BLOCK
+                                           ? 1
+                                           : -1];
 
 static ik_vec3 lane_v3(const ik_real *v, int e) { return ik_vec3_make(v[e], v[L_ + e], v[2 * L_ + e]); }
 static ik_quat lane_q(const ik_real *q, int e) {
@@ -1137,28 +1140,27 @@ static void take_job(const ik_crowd *c, const crowd_scratch *s, crowd_jobs *jobs
 
 /* ik_bone_chain_finish_begin of a solved lane: the warm start kept; then its bones
  * turned by the rotations job, every such lane of the group at once. */
-static void finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone,
-                         int j) {
+static int finish_group(const ik_crowd *c, lane_work *w, const lane_chain *lc, const crowd_bone *bone, int j,
+                        ik__rotations_soa *rs) {
   const ik_crowd_chain_desc *d = &c->t->chains[j];
-  ik__rotations_soa rs;
   int e, i, done[L_];
-  rs.count = d->count;
-  rs.stride = L_;
-  rs.mask = 0;
+  rs->count = d->count;
+  rs->stride = L_;
+  rs->mask = 0;
   for (e = 0; e < L_; e++) {
     done[e] = w->ok[e] && w->status[e] == IK_OK;
     if (w->ok[e]) lc->result[e] = w->result[e];
-    if (done[e]) lc->has_warm[e] = 1, rs.mask |= 1u << e;
+    if (done[e]) lc->has_warm[e] = 1, rs->mask |= 1u << e;
   }
   keep_group(d, w, lc, done);
-  if (!rs.mask) return;
+  if (!rs->mask) return 0;
   for (i = 0; i < d->count; i++) {
-    rs.before[i] = bone[d->bones[i]].pw[0];
-    rs.solved[i] = w->pos + (size_t)i * 3 * L_;
-    rs.rotations[i] = w->rot + (size_t)i * 4 * L_;
-    rs.memory[i] = i + 1 < d->count ? lc->memory + (size_t)i * 4 * L_ : NULL; /* the tip's is never read */
+    rs->before[i] = bone[d->bones[i]].pw[0];
+    rs->solved[i] = w->pos + (size_t)i * 3 * L_;
+    rs->rotations[i] = w->rot + (size_t)i * 4 * L_;
+    rs->memory[i] = i + 1 < d->count ? lc->memory + (size_t)i * 4 * L_ : NULL; /* the tip's is never read */
   }
-  ik__rotations_run_soa(&rs);
+  return 1;
 }
 
 /* ik_bone_chain_scatter of chain j across a group's lanes where `go`: each bone's world
@@ -1279,6 +1281,8 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
   ik_batch_run_slice(&jobs.batch, 0, 1, ik_pool_lanes(c->pool, part)); /* well formed by construction */
   memset(jobs.n, 0, sizeof jobs.n);
   for (j = 0; j < t->chain_count; j++) {
+    ik__rotations_soa turns[GROUPS_PER_BLOCK];
+    int n = 0;
     if (t->pass[j] != p) continue;
     for (gi = 0; gi < k->groups; gi++) {
       lane_work *w = work_at(c, s, j, gi);
@@ -1286,8 +1290,10 @@ static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
       if (t->solver[j] != IK_BONE_CHAIN_TWO_BONE)
         for (e = 0; e < L_; e++)
           if (w->ok[e]) take_job(c, s, &jobs, w, e, j);
-      finish_group(c, w, &lc, group_at(c, k->g0 + gi), j);
+      n += finish_group(c, w, &lc, group_at(c, k->g0 + gi), j, &turns[n]);
     }
+    /* The block's groups' turns together: their chains of square roots overlap. */
+    if (n) ik__rotations_run_soa(turns, n);
   }
   /* Written back, chain by chain across each group's lanes (an instance's chains keep
    * their order), every instance that was going when the writing began. */

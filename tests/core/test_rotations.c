@@ -564,9 +564,9 @@ static void lanes_give_the_scalar_bits(void **state) {
  * the bits a bone chain's job (identity bases, no tip match) gets alone, but for the tip,
  * which it leaves; a lane whose bit is clear keeps everything. */
 static void soa_lanes_give_the_scalar_bits(void **state) {
-  static lane_set want;
-  static ik_real before[MAXJ][3][IK__SOA_LANES], solved[MAXJ][3][IK__SOA_LANES];
-  static ik_real rot[MAXJ][4][IK__SOA_LANES], mem[MAXJ][4][IK__SOA_LANES];
+  static lane_set want[IK__SOA_SETS];
+  static ik_real before[IK__SOA_SETS][MAXJ][3][IK__SOA_LANES], solved[IK__SOA_SETS][MAXJ][3][IK__SOA_LANES];
+  static ik_real rot[IK__SOA_SETS][MAXJ][4][IK__SOA_LANES], mem[IK__SOA_SETS][MAXJ][4][IK__SOA_LANES];
   t_rng r = t_rng_make(132);
   int isa, k, tested = 0;
   (void)state;
@@ -575,39 +575,42 @@ static void soa_lanes_give_the_scalar_bits(void **state) {
     if (!run) continue;
     tested++;
     for (k = 0; k < 300; k++) {
-      const int count = t_int(&r, 2, MAXJ);
-      ik__rotations_soa s;
-      int e, i, c;
-      random_lane_set(&want, &r, count, 0);
-      s.count = count;
-      s.stride = IK__SOA_LANES;
-      s.mask = (unsigned)t_int(&r, 0, (1 << IK__SOA_LANES) - 1);
-      for (e = 0; e < IK__SOA_LANES; e++) {
-        want.job[e].base_rotation_before = want.job[e].base_rotation = ik_quat_identity();
-        for (i = 0; i < count; i++) {
-          const ik_real *b = &want.before[e][i].x, *v = &want.solved[e][i].x;
-          const ik_real *q = &want.rot[e][i].x, *m = &want.memory[e][i].x;
-          for (c = 0; c < 3; c++) before[i][c][e] = b[c], solved[i][c][e] = v[c];
-          for (c = 0; c < 4; c++) rot[i][c][e] = q[c], mem[i][c][e] = m[c];
-        }
-      }
-      for (i = 0; i < count; i++) {
-        s.before[i] = before[i][0], s.solved[i] = solved[i][0];
-        s.rotations[i] = rot[i][0], s.memory[i] = i + 1 < count ? mem[i][0] : NULL;
-      }
-      run(&s);
-      for (e = 0; e < IK__SOA_LANES; e++) {
-        const ik_quat tip = want.rot[e][count - 1];
-        if ((s.mask >> e) & 1u) ik__rotations_run_valid(&want.job[e]);
-        want.rot[e][count - 1] = tip;
-        for (i = 0; i < count; i++) {
-          const ik_real *q = &want.rot[e][i].x, *m = &want.memory[e][i].x;
-          for (c = 0; c < 4; c++) {
-            assert_memory_equal(&rot[i][c][e], &q[c], sizeof q[c]);
-            assert_memory_equal(&mem[i][c][e], &m[c], sizeof m[c]);
+      const int count = t_int(&r, 2, MAXJ), n = t_int(&r, 1, IK__SOA_SETS);
+      ik__rotations_soa s[IK__SOA_SETS];
+      int g, e, i, c;
+      for (g = 0; g < n; g++) {
+        random_lane_set(&want[g], &r, count, 0);
+        s[g].count = count;
+        s[g].stride = IK__SOA_LANES;
+        s[g].mask = (unsigned)t_int(&r, 0, (1 << IK__SOA_LANES) - 1);
+        for (e = 0; e < IK__SOA_LANES; e++) {
+          want[g].job[e].base_rotation_before = want[g].job[e].base_rotation = ik_quat_identity();
+          for (i = 0; i < count; i++) {
+            const ik_real *b = &want[g].before[e][i].x, *v = &want[g].solved[e][i].x;
+            const ik_real *q = &want[g].rot[e][i].x, *m = &want[g].memory[e][i].x;
+            for (c = 0; c < 3; c++) before[g][i][c][e] = b[c], solved[g][i][c][e] = v[c];
+            for (c = 0; c < 4; c++) rot[g][i][c][e] = q[c], mem[g][i][c][e] = m[c];
           }
         }
+        for (i = 0; i < count; i++) {
+          s[g].before[i] = before[g][i][0], s[g].solved[i] = solved[g][i][0];
+          s[g].rotations[i] = rot[g][i][0], s[g].memory[i] = i + 1 < count ? mem[g][i][0] : NULL;
+        }
       }
+      run(s, n);
+      for (g = 0; g < n; g++)
+        for (e = 0; e < IK__SOA_LANES; e++) {
+          const ik_quat tip = want[g].rot[e][count - 1];
+          if ((s[g].mask >> e) & 1u) ik__rotations_run_valid(&want[g].job[e]);
+          want[g].rot[e][count - 1] = tip;
+          for (i = 0; i < count; i++) {
+            const ik_real *q = &want[g].rot[e][i].x, *m = &want[g].memory[e][i].x;
+            for (c = 0; c < 4; c++) {
+              assert_memory_equal(&rot[g][i][c][e], &q[c], sizeof q[c]);
+              if (i + 1 < count) assert_memory_equal(&mem[g][i][c][e], &m[c], sizeof m[c]);
+            }
+          }
+        }
     }
   }
   assert_true(tested >= 2);
