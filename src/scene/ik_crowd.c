@@ -869,22 +869,26 @@ static void local_lanes(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CR
 }
 #endif
 
-/* Forward kinematics of a group's stale bones, parents first, a bone across the lanes at
- * a time: the world transforms are a function of the locals alone, so computing them
- * eagerly gives the bits the per-object skeleton's lazy updates give. */
-static void forward_group(const ik_crowd *c, crowd_bone *bone, unsigned char *stale) {
-  int b, e;
-  for (b = 0; b < c->t->bones; b++) {
-    if (!stale[b]) continue;
-    stale[b] = 0;
+/* Forward kinematics of the stale bones of the block's groups, parents first, a bone of
+ * a group's 8 lanes at a time and of each group in turn (each group's chain down the
+ * skeleton is long and dependent; the groups' overlap): the world transforms are a
+ * function of the locals alone, so computing them eagerly gives the bits the per-object
+ * skeleton's lazy updates give. */
+static void forward_groups(const ik_crowd *c, crowd_bone *const *bone, unsigned char *const *stale,
+                           int groups) {
+  int b, e, g;
+  for (b = 0; b < c->t->bones; b++)
+    for (g = 0; g < groups; g++) {
+      if (!stale[g][b]) continue;
+      stale[g][b] = 0;
 #if defined(__GNUC__)
-    if (c->parent[b] >= 0) {
-      world_lanes(bone, b, c->parent[b], c->local_position[b]);
-      continue;
-    }
+      if (c->parent[b] >= 0) {
+        world_lanes(bone[g], b, c->parent[b], c->local_position[b]);
+        continue;
+      }
 #endif
-    for (e = 0; e < IK_CROWD_LANES; e++) world_one(c, bone, b, e);
-  }
+      for (e = 0; e < IK_CROWD_LANES; e++) world_one(c, bone[g], b, e);
+    }
 }
 
 /* Bone b of `bone` with its world transform current (every lane, or lane e when e >= 0):
@@ -1212,9 +1216,14 @@ static void scatter_group(ik_crowd *c, crowd_scratch *sc, unsigned char *stale, 
 
 /* The groups of the block brought current. */
 static void forward_block(ik_crowd *c, crowd_scratch *s, const crowd_block *k) {
+  crowd_bone *bone[GROUPS_PER_BLOCK];
+  unsigned char *stale[GROUPS_PER_BLOCK];
   int gi;
-  for (gi = 0; gi < k->groups; gi++)
-    forward_group(c, group_at(c, k->g0 + gi), s->stale + (size_t)gi * (size_t)c->t->bones);
+  for (gi = 0; gi < k->groups; gi++) {
+    bone[gi] = group_at(c, k->g0 + gi);
+    stale[gi] = s->stale + (size_t)gi * (size_t)c->t->bones;
+  }
+  forward_groups(c, bone, stale, k->groups);
 }
 
 /* Pass p of the block on thread part's buffers: every chain of the pass read, the feet
