@@ -77,15 +77,7 @@ static void soa_run_scalar(const ik__rotations_soa *sets, int n) {
 
 #if defined(__x86_64__) || defined(__i386__)
 #define IK__ROT_AVX2 1
-/* AVX2 (not FMA: a fused multiply-add would round differently from the scalar job). */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-typedef ik_real ik__rv32 __attribute__((vector_size(32)));
-typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
+IK__TARGET_AVX2_BEGIN
 #define RL_SUFFIX avx2
 #define RL_NAME lanes_avx2
 #define RL_SOA_NAME soa_avx2
@@ -95,25 +87,14 @@ typedef ik__rl_int ik__rm32 __attribute__((vector_size(32)));
 #define RL_W ((int)(32 / sizeof(ik_real)))
 #define RL_SQRT(v) IK__SQRT_V32(ik__rv32, v)
 #include "ik_rotations_lanes_body.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 
 #ifndef IK_REAL_FLOAT
 /* AVX-512F for the structure-of-arrays form of doubles: its 8 lanes in one vector, half
  * AVX2's instructions, and each joint's chain of square roots and divisions once for all
  * 8. (16 floats are more lanes than a group has: floats keep AVX2's 8.) */
 #define IK__ROT_AVX512 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
-typedef ik_real ik__rv64 __attribute__((vector_size(64)));
-typedef ik__rl_int ik__rm64 __attribute__((vector_size(64)));
+IK__TARGET_AVX512_BEGIN
 #undef RL_SUFFIX
 #undef RL_NAME
 #undef RL_SOA_NAME
@@ -127,14 +108,10 @@ typedef ik__rl_int ik__rm64 __attribute__((vector_size(64)));
 #define V ik__rv64
 #define M ik__rm64
 #define RL_W 8
-#define RL_SQRT(v) ((ik__rv64)_mm512_sqrt_pd((__m512d)(v)))
+#define RL_SQRT(v) IK__SQRT_V64_PD(v)
 #include "ik_rotations_lanes_body.h"
 #undef RL_NO_JOBS
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 #endif
 #endif
 

@@ -83,21 +83,13 @@ static inline int bits_v16(ik__rm16 m) {
 
 #if defined(__x86_64__) || defined(__i386__)
 #define IK__TWO_BONE_AVX2 1
-/* AVX2 (not FMA: a fused multiply-add would round differently from the scalar job). */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-typedef ik_real ik__tv32 __attribute__((vector_size(32)));
-typedef ik__rl_int ik__tm32 __attribute__((vector_size(32)));
+IK__TARGET_AVX2_BEGIN
 #define TL_SUFFIX avx2
 #define TL_NAME lanes_avx2
-#define V ik__tv32
-#define M ik__tm32
+#define V ik__rv32
+#define M ik__rm32
 #define TL_W ((int)(32 / sizeof(ik_real)))
-#define TL_SQRT(v) IK__SQRT_V32(ik__tv32, v)
+#define TL_SQRT(v) IK__SQRT_V32(ik__rv32, v)
 #ifdef IK_REAL_FLOAT
 #define TL_BITS(m) _mm256_movemask_ps((__m256)(m))
 #else
@@ -111,36 +103,21 @@ typedef ik__rl_int ik__tm32 __attribute__((vector_size(32)));
 #undef TL_W
 #undef TL_SQRT
 #undef TL_BITS
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 
 #ifndef IK_REAL_FLOAT
 /* AVX-512F for doubles: 8 limbs in one vector. (16 floats are more than the 8 lanes.) */
 #define IK__TWO_BONE_AVX512 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
-typedef ik_real ik__tv64 __attribute__((vector_size(64)));
-typedef ik__rl_int ik__tm64 __attribute__((vector_size(64)));
+IK__TARGET_AVX512_BEGIN
 #define TL_SUFFIX avx512
 #define TL_NAME lanes_avx512
-#define V ik__tv64
-#define M ik__tm64
+#define V ik__rv64
+#define M ik__rm64
 #define TL_W 8
-#define TL_SQRT(v) ((ik__tv64)_mm512_sqrt_pd((__m512d)(v)))
+#define TL_SQRT(v) IK__SQRT_V64_PD(v)
 #define TL_BITS(m) ((int)_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)))
 #include "ik_two_bone_lanes_body.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 #endif
 #endif
 

@@ -749,60 +749,37 @@ static void world_one(const ik_crowd *c, crowd_bone *bone, int b, int e) {
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CROWD_AVX2 1
-/* AVX2 (not FMA: a fused multiply-add would round differently from the scalar code). */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
-typedef ik_real crowd_v32 __attribute__((vector_size(32)));
-typedef __typeof__(((crowd_v32){0}) < ((crowd_v32){0})) crowd_m32;
+IK__TARGET_AVX2_BEGIN
 #define CL_SUFFIX avx2
-#define V crowd_v32
-#define M crowd_m32
+#define V ik__rv32
+#define M ik__rm32
 #define VW ((int)(32 / sizeof(ik_real)))
-#define VSQRT(v) IK__SQRT_V32(crowd_v32, v)
+#define VSQRT(v) IK__SQRT_V32(ik__rv32, v)
 #include "ik_crowd_lanes_body.h"
 #undef CL_SUFFIX
 #undef V
 #undef M
 #undef VW
 #undef VSQRT
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 
 #ifndef IK_REAL_FLOAT
 /* AVX-512F for doubles: a group's 8 lanes in one vector. (16 floats are more lanes than
  * a group has: floats keep AVX2's 8.) */
 #define CROWD_AVX512 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-#endif
-typedef ik_real crowd_v64 __attribute__((vector_size(64)));
-typedef __typeof__(((crowd_v64){0}) < ((crowd_v64){0})) crowd_m64;
+IK__TARGET_AVX512_BEGIN
 #define CL_SUFFIX avx512
-#define V crowd_v64
-#define M crowd_m64
+#define V ik__rv64
+#define M ik__rm64
 #define VW 8
-#define VSQRT(v) ((crowd_v64)_mm512_sqrt_pd((__m512d)(v)))
+#define VSQRT(v) IK__SQRT_V64_PD(v)
 #include "ik_crowd_lanes_body.h"
 #undef CL_SUFFIX
 #undef V
 #undef M
 #undef VW
 #undef VSQRT
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+IK__TARGET_END
 #endif
 #endif
 
