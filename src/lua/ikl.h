@@ -305,6 +305,10 @@ const struct ik_crowd_template *ikl_checkcrowdtemplate(lua_State *L, int arg);
 typedef struct ikl_crowd {
   struct ik_crowd *c;
   int closed;
+  /* Where a buffer's set stages a table of the host's inputs until all of it is checked
+   * (capacity times the widest input's stride), so each value is read from the table
+   * once: one for the crowd, as one set runs at a time. */
+  ik_real *staged;
 } ikl_crowd;
 /* The open ik.crowd at arg, or raises "attempt to use a closed ik.crowd". */
 ikl_crowd *ikl_checkcrowd(lua_State *L, int arg);

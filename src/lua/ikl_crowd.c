@@ -65,7 +65,7 @@ static int crowd_new(lua_State *L) {
   ik_error err;
   ik_status st;
   int count, capacity, threads, i;
-  size_t size;
+  size_t size, staged;
   luaL_checktype(L, 1, LUA_TTABLE);
   ikl_check_keys(L, 1, OWNER, spec_keys, "template, count, capacity, threads, ground");
   lua_getfield(L, 1, "template");
@@ -83,7 +83,9 @@ static int crowd_new(lua_State *L) {
   else if (ik_crowd_template_feet(t))
     luaL_error(L, OWNER ": bad field 'ground' (ik.ground expected: the template has feet, got nil)");
   size = ik_crowd_size(t, capacity);
-  c = (ikl_crowd *)ikl_newuserdata(L, sizeof(ikl_crowd) + 16 + size);
+  staged = (size_t)capacity *
+           (size_t)(3 * ik_crowd_template_targets(t) > 7 ? 3 * ik_crowd_template_targets(t) : 7);
+  c = (ikl_crowd *)ikl_newuserdata(L, sizeof(ikl_crowd) + 16 + size + staged * sizeof(ik_real));
   memset(c, 0, sizeof *c);
   c->closed = 1; /* until started */
   luaL_setmetatable(L, IKL_CROWD);
@@ -96,6 +98,7 @@ static int crowd_new(lua_State *L) {
   ikl_setuservalue(L, -2);
   st = ik_crowd_init((void *)(((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15), size, t, capacity, ground, &c->c,
                      &err);
+  c->staged = (ik_real *)(void *)((((uintptr_t)(c + 1) + 15) & ~(uintptr_t)15) + size);
   if (st != IK_OK) return luaL_error(L, OWNER ": bad field '%s' (%s)", err.field, ik_status_message(st));
   if (ik_crowd_start(c->c, threads) != IK_OK)
     return luaL_error(L, OWNER ": could not start %d threads", threads);

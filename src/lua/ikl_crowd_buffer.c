@@ -24,9 +24,6 @@
 typedef struct ikl_crowd_buffer {
   int view;
   const char *name; /* static */
-  /* Roots and targets: where set stages a table (capacity * stride reals) until all of
-   * it is checked, so each value is read from the table once. */
-  ik_real staged[];
 } ikl_crowd_buffer;
 
 static ikl_crowd_buffer *check(lua_State *L, int arg) {
@@ -34,7 +31,7 @@ static ikl_crowd_buffer *check(lua_State *L, int arg) {
 }
 
 /* The buffer at arg and its crowd's view, raising when the crowd is closed. */
-static ik_crowd_view check_view(lua_State *L, int arg, ikl_crowd_buffer **out) {
+static ik_crowd_view check_view(lua_State *L, int arg, ikl_crowd_buffer **out, ikl_crowd **crowd) {
   ikl_crowd_buffer *b = check(L, arg);
   ikl_crowd *c;
   ikl_getuservalue(L, arg);
@@ -43,6 +40,7 @@ static ik_crowd_view check_view(lua_State *L, int arg, ikl_crowd_buffer **out) {
   lua_pop(L, 2);
   if (c->closed) luaL_error(L, "attempt to use a buffer of a closed ik.crowd");
   if (out) *out = b;
+  if (crowd) *crowd = c;
   return ik_crowd_get_view(c->c, b->view);
 }
 
@@ -50,13 +48,8 @@ static int writable(int view) { return view == IK_CROWD_ROOTS || view == IK_CROW
 
 void ikl_push_crowd_buffer(lua_State *L, int crowd_idx, int view, const char *name) {
   ikl_crowd_buffer *b;
-  size_t staged = 0;
   crowd_idx = lua_absindex(L, crowd_idx);
-  if (writable(view)) {
-    const ik_crowd_view v = ik_crowd_get_view(ikl_checkcrowd(L, crowd_idx)->c, view);
-    staged = (size_t)v.capacity * (size_t)v.stride * sizeof(ik_real);
-  }
-  b = (ikl_crowd_buffer *)ikl_newuserdata(L, sizeof *b + staged);
+  b = (ikl_crowd_buffer *)ikl_newuserdata(L, sizeof *b);
   b->view = view;
   b->name = name;
   luaL_setmetatable(L, IKL_CROWD_BUFFER);
@@ -87,7 +80,8 @@ static int first_slot(lua_State *L, int arg, const ik_crowd_view *v) {
  * @tparam[opt=1] integer first */
 static int buffer_set(lua_State *L) {
   ikl_crowd_buffer *b;
-  const ik_crowd_view v = check_view(L, 1, &b);
+  ikl_crowd *c;
+  const ik_crowd_view v = check_view(L, 1, &b, &c);
   int slot, n, i, plain;
   if (!writable(b->view))
     return luaL_error(L, OWNER ": '%s' is the solve's output: only roots and targets are written", b->name);
@@ -101,7 +95,7 @@ static int buffer_set(lua_State *L) {
                         v.stride, (v.capacity - slot) * v.stride, slot + 1, n));
   lua_settop(L, 2);
   plain = plain_table(L, 2);
-  luaL_checkstack(L, STAGE_POP, NULL);
+  luaL_checkstack(L, STAGE_POP + LUA_MINSTACK, NULL); /* a batch, and an error's message after it */
   /* Staged whole before any is written: a refused table changes nothing. The values
    * stay on the stack until STAGE_POP of them are there: one pop a batch. */
   for (i = 0; i < n; lua_settop(L, 2)) {
@@ -113,10 +107,10 @@ static int buffer_set(lua_State *L) {
         const char *what = ikl_describe(L, -1);
         return luaL_argerror(L, 2, lua_pushfstring(L, "finite number expected at [%d], got %s", i + 1, what));
       }
-      b->staged[i] = (ik_real)x;
+      c->staged[i] = (ik_real)x;
     }
   }
-  memcpy(v.data + (size_t)slot * (size_t)v.stride, b->staged, (size_t)n * sizeof(ik_real));
+  memcpy(v.data + (size_t)slot * (size_t)v.stride, c->staged, (size_t)n * sizeof(ik_real));
   return 0;
 }
 
@@ -128,7 +122,7 @@ static int buffer_set(lua_State *L) {
  * @tparam[opt] integer count
  * @treturn table t */
 static int buffer_get(lua_State *L) {
-  const ik_crowd_view v = check_view(L, 1, NULL);
+  const ik_crowd_view v = check_view(L, 1, NULL, NULL);
   const int slot = first_slot(L, 3, &v);
   int count = v.capacity - slot, i, n, plain = 0;
   const ik_real *at = v.data + (size_t)slot * (size_t)v.stride;
@@ -162,7 +156,7 @@ static int buffer_get(lua_State *L) {
  * @function address
  * @treturn number the address as an integer (exact: addresses are below 2^53) */
 static int buffer_address(lua_State *L) {
-  const ik_crowd_view v = check_view(L, 1, NULL);
+  const ik_crowd_view v = check_view(L, 1, NULL, NULL);
   lua_pushnumber(L, (lua_Number)(uintptr_t)v.data);
   return 1;
 }
@@ -171,7 +165,7 @@ static int buffer_address(lua_State *L) {
  * "float"), then methods (the upvalue). */
 static int buffer_index(lua_State *L) {
   ikl_crowd_buffer *b;
-  const ik_crowd_view v = check_view(L, 1, &b);
+  const ik_crowd_view v = check_view(L, 1, &b, NULL);
   const char *key = lua_tostring(L, 2);
   int n = -1;
   if (key && strcmp(key, "name") == 0) {
@@ -196,7 +190,7 @@ static int buffer_index(lua_State *L) {
 }
 
 static int buffer_len(lua_State *L) {
-  const ik_crowd_view v = check_view(L, 1, NULL);
+  const ik_crowd_view v = check_view(L, 1, NULL, NULL);
   lua_pushinteger(L, v.capacity * v.stride);
   return 1;
 }

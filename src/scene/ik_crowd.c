@@ -77,10 +77,12 @@ typedef struct crowd_bone {
 /* A bone's local position is the template's, which no chain changes, but for bone 0's,
  * which the host gives: its lanes follow the group's bones. */
 
-typedef char crowd_lanes_are_soa_lanes[IK__SOA_LANES == L_ && IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS &&
-                                               IK__SOA_SETS >= GROUPS_PER_BLOCK
-                                           ? 1
-                                           : -1];
+/* The kernels' lanes are the crowd's: a group's 8, a block's groups. */
+typedef char crowd_lanes_are_the_kernels[IK__SOA_LANES == L_ && IK__TWO_BONE_LANES == L_ &&
+                                                 IK__SOA_JOINTS >= IK_CROWD_MAX_JOINTS &&
+                                                 IK__SOA_SETS >= GROUPS_PER_BLOCK && IK_CROWD_BLOCK % L_ == 0
+                                             ? 1
+                                             : -1];
 
 static ik_vec3 lane_v3(const ik_real *v, int e) { return ik_vec3_make(v[e], v[L_ + e], v[2 * L_ + e]); }
 static ik_quat lane_q(const ik_real *q, int e) {
@@ -432,8 +434,10 @@ static void chains_rest(ik_crowd *c, int g, int e) {
   int j, i;
   for (j = 0; j < c->t->chain_count; j++) {
     const lane_chain lc = chain_at(c, g, j);
-    for (i = 0; i + 1 < c->t->chains[j].count; i++)
+    for (i = 0; i + 1 < c->t->chains[j].count; i++) {
       set_lane_q(lc.memory + (size_t)i * 4 * L_, e, ik_quat_identity());
+      set_lane_v3(lc.start + (size_t)i * 3 * L_, e, ik_vec3_zero()); /* computed on, never kept */
+    }
     memset(&lc.result[e], 0, sizeof lc.result[e]);
     lc.has_warm[e] = 0;
     lc.grounded[e] = 0;

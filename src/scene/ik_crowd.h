@@ -23,9 +23,10 @@
  * thread takes a contiguous range of whole blocks of IK_CROWD_BLOCK slots and runs each
  * block's instances through the template's passes: forward kinematics across the lanes
  * (a bone of every instance at once, parents first), a pass's chains of every instance
- * of the block read from the lanes, their feet placed, solved together in the core's
- * ik_batch (the block's FABRIK chains side by side in SIMD lanes, one character a lane),
- * turned in lanes, and written back into the instances' local rotations.
+ * of the block read from the lanes, their feet placed, solved (two-bone limbs in vector
+ * lanes, one character a lane; FABRIK chains in the core's ik_batch, side by side in its
+ * SIMD lanes; CCD and DLS one by one), turned in lanes, and written back into the
+ * instances' local rotations.
  * A pass is what one ik_bone_batch solve of those chains would do: all read before any is
  * written. A chain goes in a later pass than any earlier chain that moves the bones it
  * reads (its bones, its target's and pole's bones). The split depends on the slot count
