@@ -548,13 +548,10 @@ static void two_bone_flush(ik_batch *b, two_bone_group *g) {
   ik__two_bone_run_lanes(&g->l);
   for (e = 0; e < g->l.n; e++) {
     ik_two_bone_job *job = &b->two_bone[g->job[e]];
-    const ik_status st = g->l.status[e];
+    const ik_status st = ik__two_bone_lane_result(&g->l, e, &job->result);
     if (st == IK_OK) {
       job->positions[1] = ik_vec3_make(g->l.p[1][0][e], g->l.p[1][1][e], g->l.p[1][2][e]);
       job->positions[2] = ik_vec3_make(g->l.p[2][0][e], g->l.p[2][1][e], g->l.p[2][2][e]);
-      job->result.distance = g->l.distance[e];
-      job->result.reached = job->result.distance <= job->tolerance;
-      job->result.iterations = 1;
     }
     if (b->two_bone_status) b->two_bone_status[g->job[e]] = st;
   }

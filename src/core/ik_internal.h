@@ -322,7 +322,7 @@ ik__rotations_soa_fn ik__rotations_soa_variant(int isa);
  * as ik_two_bone_run solves an ik_two_bone_job on those positions and target with weight
  * 1, softness 0, `tolerance`, and the pole when has_pole (the same pole flag for all
  * lanes), bit for bit (ik_two_bone_lanes_body.h). Reached is distance <= tolerance and
- * iterations 1, as the job says; the caller derives them. */
+ * iterations 1, as the job says (ik__two_bone_lane_result). */
 #define IK__TWO_BONE_LANES 8
 typedef struct ik__two_bone_lanes {
   ik_real p[3][3][IK__TWO_BONE_LANES]; /* in/out: joint (start, mid, end), axis (x, y, z), lane */
@@ -335,9 +335,12 @@ typedef struct ik__two_bone_lanes {
   unsigned redone; /* out: bit e set when lane e went through ik_two_bone_run (tests, benchmarks) */
 } ik__two_bone_lanes;
 void ik__two_bone_run_lanes(ik__two_bone_lanes *l);
+/* Lane e's result as ik_two_bone_run leaves its job's: when the lane's status is IK_OK,
+ * the distance, reached (distance <= tolerance) and one iteration into *result; else
+ * *result untouched. Returns the lane's status. */
+ik_status ik__two_bone_lane_result(const ik__two_bone_lanes *l, int e, ik_result *result);
 /* One instruction set's version (0 baseline, 1 AVX2, 2 scalar one by one, 3 AVX-512F
- * for doubles), for tests;
- * NULL when not built here or the processor lacks it. */
+ * for doubles), for tests; NULL when not built here or the processor lacks it. */
 typedef void (*ik__two_bone_lanes_fn)(ik__two_bone_lanes *l);
 ik__two_bone_lanes_fn ik__two_bone_lanes_variant(int isa);
 

@@ -135,20 +135,24 @@ static inline QV LM_(ld_q)(const ik_real *a, int stride) {
   QV r = {LM_(ld)(a), LM_(ld)(a + stride), LM_(ld)(a + 2 * stride), LM_(ld)(a + 3 * stride)};
   return r;
 }
-/* Stores q where `m`, keeping the lanes it clears. */
-static inline void LM_(st_q)(ik_real *a, int stride, QV q, M m) {
-  const QV old = LM_(ld_q)(a, stride), v = LM_(q_sel)(m, q, old);
-  memcpy(a, &v.x, sizeof v.x);
-  memcpy(a + stride, &v.y, sizeof v.y);
-  memcpy(a + 2 * stride, &v.z, sizeof v.z);
-  memcpy(a + 3 * stride, &v.w, sizeof v.w);
+static inline void LM_(st)(ik_real *a, V v) { memcpy(a, &v, sizeof v); }
+static inline void LM_(put_v)(ik_real *a, int stride, VV v) {
+  LM_(st)(a, v.x);
+  LM_(st)(a + stride, v.y);
+  LM_(st)(a + 2 * stride, v.z);
 }
-/* Stores v where `m`, keeping the lanes it clears. */
+static inline void LM_(put_q)(ik_real *a, int stride, QV q) {
+  LM_(st)(a, q.x);
+  LM_(st)(a + stride, q.y);
+  LM_(st)(a + 2 * stride, q.z);
+  LM_(st)(a + 3 * stride, q.w);
+}
+/* Stores q (v) where `m`, keeping the lanes it clears. */
+static inline void LM_(st_q)(ik_real *a, int stride, QV q, M m) {
+  LM_(put_q)(a, stride, LM_(q_sel)(m, q, LM_(ld_q)(a, stride)));
+}
 static inline void LM_(st_v)(ik_real *a, int stride, VV v, M m) {
-  const VV old = LM_(ld_v)(a, stride), r = LM_(v3_sel)(m, v, old);
-  memcpy(a, &r.x, sizeof r.x);
-  memcpy(a + stride, &r.y, sizeof r.y);
-  memcpy(a + 2 * stride, &r.z, sizeof r.z);
+  LM_(put_v)(a, stride, LM_(v3_sel)(m, v, LM_(ld_v)(a, stride)));
 }
 /* ik_vec3_dist2's sum of squares, ik_vec3_dist's square root of it. */
 static inline V LM_(v3_dist2)(VV a, VV b) {

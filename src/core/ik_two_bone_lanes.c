@@ -44,6 +44,15 @@ static void run_scalar(ik__two_bone_lanes *l) {
   l->redone = (1u << n) - 1;
 }
 
+ik_status ik__two_bone_lane_result(const ik__two_bone_lanes *l, int e, ik_result *result) {
+  if (l->status[e] == IK_OK) {
+    result->distance = l->distance[e];
+    result->reached = result->distance <= l->tolerance;
+    result->iterations = 1;
+  }
+  return l->status[e];
+}
+
 #if defined(__GNUC__)
 
 #include "ik_lanes_real.h"

@@ -11,14 +11,10 @@
 #include "ik_internal.h" /* ik__vec3_in_range */
 #include "ik_scene_internal.h"
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#include <immintrin.h>
-#endif
-
 #define ALIGN16(n) (((n) + 15) & ~(size_t)15)
 
 struct ik_crowd_template {
-  int bones, chain_count, targets, passes, feet, most_in_pass;
+  int bones, chain_count, targets, passes, feet;
   ik_crowd_chain_desc chains[IK_CROWD_MAX_CHAINS];
   int pass[IK_CROWD_MAX_CHAINS];        /* 0-based */
   int target_slot[IK_CROWD_MAX_CHAINS]; /* among the host's targets, or -1 */
@@ -29,38 +25,12 @@ struct ik_crowd_template {
   size_t sk_size; /* the skeleton follows the header */
 };
 
-/* The template's probe: one instance as the per-object path would build it (chains, the
- * nodes its targets and poles hang from, feet), built once to check the chains. */
-typedef struct crowd_inst {
-  ik_node *target_node, *pole_node;
-  ik_foot_state *foot;
-  ik_bone_chain **chains;
-  int *lane, *slot, *grounded;
-  int used, failed;
-} crowd_inst;
-
-/* Bytes of a record and its arrays for n chains. */
-static size_t record_size(int n) {
-  return ALIGN16(sizeof(crowd_inst)) + ALIGN16(2 * (size_t)n * sizeof(ik_node)) +
-         ALIGN16((size_t)n * sizeof(ik_foot_state)) + ALIGN16((size_t)n * sizeof(ik_bone_chain *)) +
-         ALIGN16(3 * (size_t)n * sizeof(int));
-}
-
-/* Points the record's arrays into the bytes after it; the chains follow them. */
-static void lay_out(crowd_inst *in, int n) {
-  char *at = (char *)in + ALIGN16(sizeof(crowd_inst));
-  memset(in, 0, record_size(n));
-  in->target_node = (ik_node *)(void *)at;
-  in->pole_node = in->target_node + n;
-  at += ALIGN16(2 * (size_t)n * sizeof(ik_node));
-  in->foot = (ik_foot_state *)(void *)at;
-  at += ALIGN16((size_t)n * sizeof(ik_foot_state));
-  in->chains = (ik_bone_chain **)(void *)at;
-  at += ALIGN16((size_t)n * sizeof(ik_bone_chain *));
-  in->lane = (int *)(void *)at;
-  in->slot = in->lane + n;
-  in->grounded = in->slot + n;
-}
+/* The template's probe: one chain as the per-object path builds it (a bone chain on the
+ * template's skeleton, its target and pole as nodes hung from their bones), each chain in
+ * turn, so that what would refuse there refuses here. */
+typedef struct crowd_probe {
+  ik_node target, pole;
+} crowd_probe;
 
 /* A group of IK_CROWD_LANES instances' bone: its local transform (the animated pose:
  * the root from the host, the rest from the template, the solved rotations) and its
@@ -167,10 +137,9 @@ static ik_skeleton *template_sk(const ik_crowd_template *t) {
   return (ik_skeleton *)(void *)((char *)t + template_header());
 }
 
-/* The probe instance after the skeleton: what template_init builds to check the
- * chains as a crowd will. */
+/* The probe after the skeleton, and the chain it builds after the probe. */
 static size_t probe_size(void) {
-  return record_size(IK_CROWD_MAX_CHAINS) + ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
+  return ALIGN16(sizeof(crowd_probe)) + ALIGN16(ik_bone_chain_size(IK_CROWD_MAX_JOINTS, 1));
 }
 
 void ik_crowd_chain_desc_init(ik_crowd_chain_desc *d) {
@@ -198,16 +167,14 @@ static ik_status fail(ik_error *err, ik_status st, const char *field, int index)
   return st;
 }
 
-/* Builds chain j of instance `in` (its skeleton in place) in mem: 0, or the status
- * with *field naming what was refused. */
-static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, ik_skeleton *sk, int j, void *mem,
-                             const char **field) {
+/* Builds chain j on sk in mem, its nodes in pr: IK_OK, or the status with *field naming
+ * what was refused. */
+static ik_status build_chain(const ik_crowd_template *t, crowd_probe *pr, ik_skeleton *sk, int j,
+                             ik_bone_chain *c, const char **field) {
   const ik_crowd_chain_desc *d = &t->chains[j];
-  ik_bone_chain *c = ik_bone_chain_init(mem, d->count, 1);
   ik_ref ref;
   ik_vec3 tip;
   ik_status st;
-  in->chains[j] = c;
   *field = "bones";
   if ((st = ik_bone_chain_set_bones(c, sk, d->bones, NULL)) != IK_OK) return st;
   if (d->solver >= 0) c->solver = d->solver;
@@ -215,9 +182,9 @@ static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, ik_skel
   c->tolerance = d->tolerance;
   *field = "target";
   if (d->target_bone >= 0) {
-    if ((st = ik_node_init(&in->target_node[j], d->target_offset, ik_quat_identity())) != IK_OK) return st;
-    ik_node_set_parent_bone(&in->target_node[j], sk, d->target_bone);
-    ref = ik_ref_node(&in->target_node[j], NULL);
+    if ((st = ik_node_init(&pr->target, d->target_offset, ik_quat_identity())) != IK_OK) return st;
+    ik_node_set_parent_bone(&pr->target, sk, d->target_bone);
+    ref = ik_ref_node(&pr->target, NULL);
   } else {
     ik_skeleton_get_world(sk, d->bones[d->count - 1], &tip, NULL);
     ref = ik_ref_vec3(tip);
@@ -225,13 +192,11 @@ static ik_status build_chain(const ik_crowd_template *t, crowd_inst *in, ik_skel
   if ((st = ik_bone_chain_set_target(c, ref)) != IK_OK) return st;
   *field = "pole";
   if (d->pole_bone >= 0) {
-    if ((st = ik_node_init(&in->pole_node[j], d->pole_offset, ik_quat_identity())) != IK_OK) return st;
-    ik_node_set_parent_bone(&in->pole_node[j], sk, d->pole_bone);
-    ref = ik_ref_node(&in->pole_node[j], NULL);
+    if ((st = ik_node_init(&pr->pole, d->pole_offset, ik_quat_identity())) != IK_OK) return st;
+    ik_node_set_parent_bone(&pr->pole, sk, d->pole_bone);
+    ref = ik_ref_node(&pr->pole, NULL);
     if ((st = ik_bone_chain_set_pole(c, &ref, NULL)) != IK_OK) return st;
   }
-  ik_foot_state_init(&in->foot[j]);
-  in->grounded[j] = 0;
   return IK_OK;
 }
 
@@ -274,9 +239,8 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
                                  const ik_crowd_chain_desc *chains, int count, ik_crowd_template **out,
                                  ik_error *err) {
   ik_crowd_template *t = (ik_crowd_template *)mem;
-  int j, k, in_pass[IK_CROWD_MAX_CHAINS];
-  char *probe;
-  crowd_inst *in;
+  crowd_probe *pr;
+  int j, k;
   ik_status st;
   if (!mem || !sk || !chains || !out) return fail(err, IK_E_NULL, "template", -1);
   if (count < 1 || count > IK_CROWD_MAX_CHAINS) return fail(err, IK_E_COUNT, "chains", -1);
@@ -292,16 +256,14 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
     if ((st = check_desc(t, j, err)) != IK_OK) return st;
   /* The probe instance: every chain built as a crowd builds it, so what would refuse
    * there refuses here. */
-  probe = (char *)template_sk(t) + ALIGN16(t->sk_size);
-  in = (crowd_inst *)(void *)probe;
-  lay_out(in, count);
+  pr = (crowd_probe *)(void *)((char *)template_sk(t) + ALIGN16(t->sk_size));
   for (j = 0; j < count; j++) {
+    ik_bone_chain *c = ik_bone_chain_init((char *)pr + ALIGN16(sizeof *pr), chains[j].count, 1);
     const char *field;
-    void *cm = (char *)in + record_size(count);
-    if ((st = build_chain(t, in, template_sk(t), j, cm, &field)) != IK_OK) return fail(err, st, field, j);
-    t->solver[j] = in->chains[j]->solver;
+    if ((st = build_chain(t, pr, template_sk(t), j, c, &field)) != IK_OK) return fail(err, st, field, j);
+    t->solver[j] = c->solver;
     t->kind_count[t->solver[j]]++;
-    memcpy(t->rest[j], in->chains[j]->rest, (size_t)chains[j].count * sizeof(ik_vec3));
+    memcpy(t->rest[j], c->rest, (size_t)chains[j].count * sizeof(ik_vec3));
   }
   /* Every world transform cached now: crowds read the template without writing it. */
   for (j = 0; j < t->bones; j++) ik_skeleton_get_world(template_sk(t), j, NULL, NULL);
@@ -313,9 +275,6 @@ ik_status ik_crowd_template_init(void *mem, size_t mem_size, const ik_skeleton *
       if (reads_after(t, j, k) && t->pass[k] + 1 > t->pass[j]) t->pass[j] = t->pass[k] + 1;
     if (t->pass[j] + 1 > t->passes) t->passes = t->pass[j] + 1;
   }
-  memset(in_pass, 0, sizeof in_pass);
-  for (j = 0; j < count; j++)
-    if (++in_pass[t->pass[j]] > t->most_in_pass) t->most_in_pass = in_pass[t->pass[j]];
   *out = t;
   return IK_OK;
 }
@@ -543,7 +502,7 @@ static size_t scratch_size(const ik_crowd *c) {
          ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_FABRIK] * sizeof(ik_fabrik_job)) +
          ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_CCD] * sizeof(ik_ccd_job)) +
          ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_DLS] * sizeof(ik_dls_job)) +
-         ALIGN16(3 * block * (size_t)t->chain_count * sizeof(ik_status)) +
+         ALIGN16(block * (size_t)t->chain_count * sizeof(ik_status)) +
          ALIGN16((size_t)t->bones * sizeof(int)) + ALIGN16(GROUPS_PER_BLOCK * (size_t)t->bones);
 }
 
@@ -562,10 +521,10 @@ static void lay_out_scratch(ik_crowd *c, crowd_scratch *s, char *at) {
   at += ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_CCD] * sizeof(ik_ccd_job));
   s->dls = (ik_dls_job *)(void *)at;
   at += ALIGN16(block * (size_t)t->kind_count[IK_BONE_CHAIN_DLS] * sizeof(ik_dls_job));
-  s->fabrik_status = (ik_status *)(void *)at;
-  s->ccd_status = s->fabrik_status + block * (size_t)t->chain_count;
-  s->dls_status = s->ccd_status + block * (size_t)t->chain_count;
-  at += ALIGN16(3 * block * (size_t)t->chain_count * sizeof(ik_status));
+  s->fabrik_status = (ik_status *)(void *)at; /* a block's jobs of each solver, one after the other */
+  s->ccd_status = s->fabrik_status + block * (size_t)t->kind_count[IK_BONE_CHAIN_FABRIK];
+  s->dls_status = s->ccd_status + block * (size_t)t->kind_count[IK_BONE_CHAIN_CCD];
+  at += ALIGN16(block * (size_t)t->chain_count * sizeof(ik_status));
   s->path = (int *)(void *)at;
   at += ALIGN16((size_t)t->bones * sizeof(int));
   s->stale = (unsigned char *)at;
@@ -1050,12 +1009,8 @@ static void two_bone_group(const ik_crowd *c, lane_work *w, int j) {
   for (e = 0; e < L_; e++) {
     int i, k;
     if (!w->ok[e]) continue;
-    w->status[e] = l.status[e];
-    ik__result_init(&w->result[e]);
-    if (l.status[e] != IK_OK) continue;
-    w->result[e].distance = l.distance[e];
-    w->result[e].reached = l.distance[e] <= d->tolerance;
-    w->result[e].iterations = 1;
+    ik__result_init(&w->result[e]); /* a refused job's */
+    if ((w->status[e] = ik__two_bone_lane_result(&l, e, &w->result[e])) != IK_OK) continue;
     for (i = 1; i < 3; i++)
       for (k = 0; k < 3; k++) w->pos[((size_t)i * 3 + (size_t)k) * L_ + (size_t)e] = l.p[i][k][e];
   }
@@ -1208,8 +1163,9 @@ static void forward_block(ik_crowd *c, crowd_scratch *s, const crowd_block *k) {
 }
 
 /* Pass p of the block on thread part's buffers: every chain of the pass read, the feet
- * placed, solved (two-bone limbs lane by lane, the others in the core's ik_batch, FABRIK
- * chains side by side in its SIMD lanes), turned in vector lanes, then written back. */
+ * placed, solved (two-bone limbs across the lanes, the others in the core's ik_batch,
+ * FABRIK chains side by side in its SIMD lanes), turned in vector lanes, then written
+ * back. */
 static void run_pass(ik_crowd *c, int part, crowd_block *k, int p) {
   const ik_crowd_template *t = c->t;
   crowd_scratch *s = &c->scratch[part];

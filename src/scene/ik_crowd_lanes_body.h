@@ -14,7 +14,6 @@
 #define LM_SQRT VSQRT
 #include "ik_lanes_math_body.h"
 
-static inline void CL_(store)(ik_real *a, V v) { memcpy(a, &v, sizeof v); }
 static inline M CL_(lanes)(const int *flag) {
   M m;
   int e;
@@ -43,13 +42,13 @@ static void CL_(world)(crowd_bone *bone, int b, int p, ik_vec3 local) {
     const V len2 = mx * mx + my * my + mz * mz + mw * mw;
     const M ok = (len2 > IK_TINY_LEN2) & ((len2 - len2) == (len2 - len2));
     const V inv = 1 / VSQRT(len2), zero = CL_(splat)(0);
-    CL_(store)(bone[b].pw[0] + k, CL_(ld)(bone[p].pw[0] + k) + ((lx + tx * qw) + (qy * tz - qz * ty)));
-    CL_(store)(bone[b].pw[1] + k, CL_(ld)(bone[p].pw[1] + k) + ((ly + ty * qw) + (qz * tx - qx * tz)));
-    CL_(store)(bone[b].pw[2] + k, CL_(ld)(bone[p].pw[2] + k) + ((lz + tz * qw) + (qx * ty - qy * tx)));
-    CL_(store)(bone[b].rw[0] + k, CL_(sel)(ok, mx * inv, zero));
-    CL_(store)(bone[b].rw[1] + k, CL_(sel)(ok, my * inv, zero));
-    CL_(store)(bone[b].rw[2] + k, CL_(sel)(ok, mz * inv, zero));
-    CL_(store)(bone[b].rw[3] + k, CL_(sel)(ok, mw * inv, CL_(splat)(1)));
+    CL_(st)(bone[b].pw[0] + k, CL_(ld)(bone[p].pw[0] + k) + ((lx + tx * qw) + (qy * tz - qz * ty)));
+    CL_(st)(bone[b].pw[1] + k, CL_(ld)(bone[p].pw[1] + k) + ((ly + ty * qw) + (qz * tx - qx * tz)));
+    CL_(st)(bone[b].pw[2] + k, CL_(ld)(bone[p].pw[2] + k) + ((lz + tz * qw) + (qx * ty - qy * tx)));
+    CL_(st)(bone[b].rw[0] + k, CL_(sel)(ok, mx * inv, zero));
+    CL_(st)(bone[b].rw[1] + k, CL_(sel)(ok, my * inv, zero));
+    CL_(st)(bone[b].rw[2] + k, CL_(sel)(ok, mz * inv, zero));
+    CL_(st)(bone[b].rw[3] + k, CL_(sel)(ok, mw * inv, CL_(splat)(1)));
   }
 }
 
@@ -77,10 +76,10 @@ static void CL_(local)(crowd_bone *bone, int b, int p, const ik_real (*q)[IK_CRO
     const V inv = 1 / VSQRT(len2);
     M w;
     for (e = 0; e < VW; e++) w[e] = write[k + e] ? -1 : 0;
-    CL_(store)(bone[b].rl[0] + k, CL_(sel)(w, CL_(sel)(ok, mx * inv, zero), CL_(ld)(bone[b].rl[0] + k)));
-    CL_(store)(bone[b].rl[1] + k, CL_(sel)(w, CL_(sel)(ok, my * inv, zero), CL_(ld)(bone[b].rl[1] + k)));
-    CL_(store)(bone[b].rl[2] + k, CL_(sel)(w, CL_(sel)(ok, mz * inv, zero), CL_(ld)(bone[b].rl[2] + k)));
-    CL_(store)(bone[b].rl[3] + k, CL_(sel)(w, CL_(sel)(ok, mw * inv, one), CL_(ld)(bone[b].rl[3] + k)));
+    CL_(st)(bone[b].rl[0] + k, CL_(sel)(w, CL_(sel)(ok, mx * inv, zero), CL_(ld)(bone[b].rl[0] + k)));
+    CL_(st)(bone[b].rl[1] + k, CL_(sel)(w, CL_(sel)(ok, my * inv, zero), CL_(ld)(bone[b].rl[1] + k)));
+    CL_(st)(bone[b].rl[2] + k, CL_(sel)(w, CL_(sel)(ok, mz * inv, zero), CL_(ld)(bone[b].rl[2] + k)));
+    CL_(st)(bone[b].rl[3] + k, CL_(sel)(w, CL_(sel)(ok, mw * inv, one), CL_(ld)(bone[b].rl[3] + k)));
   }
 }
 
@@ -104,10 +103,10 @@ static void CL_(gather)(const crowd_bone *bone, const ik_crowd_chain_desc *d, la
     M good = CL_(lanes)(ok + k);
     QV frame;
     if (d->target_bone >= 0)
-      CL_(st_v)(w->target[0] + k, L_, CL_(hung)(bone, d->target_bone, k, d->target_offset), good | ~good);
+      CL_(put_v)(w->target[0] + k, L_, CL_(hung)(bone, d->target_bone, k, d->target_offset));
     for (i = 0; i < n; i++) {
       const QV r = CL_(ld_q)(bone[d->bones[i]].rw[0] + k, L_);
-      CL_(st_q)(w->rot + (size_t)i * 4 * L_ + k, L_, r, good | ~good);
+      CL_(put_q)(w->rot + (size_t)i * 4 * L_ + k, L_, r);
     }
     /* ik_measure_lengths; ik_chain_validate's positions, lengths and reach. */
     good &=
@@ -117,7 +116,7 @@ static void CL_(gather)(const crowd_bone *bone, const ik_crowd_chain_desc *d, la
       const V len2 = CL_(v3_dist2)(prev, p), len = VSQRT(len2);
       good &= (len2 > tiny) & (CL_(abs)(p.x) <= max_coord) & (CL_(abs)(p.y) <= max_coord) &
               (CL_(abs)(p.z) <= max_coord) & (CL_(abs)(len) <= max_coord) & (len > 0);
-      CL_(store)(w->len + (size_t)(i - 1) * L_ + k, len);
+      CL_(st)(w->len + (size_t)(i - 1) * L_ + k, len);
       total += len;
       prev = p;
     }
@@ -127,28 +126,28 @@ static void CL_(gather)(const crowd_bone *bone, const ik_crowd_chain_desc *d, la
     good &= root_max + total <= CL_(splat)(IK_REAL_MAX_REACH);
     frame = CL_(q_normalize)(CL_(q_mul)(CL_(q_normalize)(CL_(ld_q)(w->rot + k, L_)),
                                         CL_(q_inverse)(CL_(ld_q)(bone[d->bones[0]].rl[0] + k, L_))));
-    CL_(st_q)(w->frame[0] + k, L_, frame, good | ~good);
-    if (d->pole_bone >= 0)
-      CL_(st_v)(w->pole[0] + k, L_, CL_(hung)(bone, d->pole_bone, k, d->pole_offset), good | ~good);
+    CL_(put_q)(w->frame[0] + k, L_, frame);
+    if (d->pole_bone >= 0) CL_(put_v)(w->pole[0] + k, L_, CL_(hung)(bone, d->pole_bone, k, d->pole_offset));
     CL_(st_mask)(ok + k, good);
   }
 }
 
-/* start_lane across the lanes. */
+/* Where a bone chain's solver starts, across the lanes: the warm start laid out from
+ * the root with the lengths as read, or the pose as read (start_pose). */
 static void CL_(start)(const crowd_bone *bone, const ik_crowd_chain_desc *d, lane_work *w,
                        const ik_real *start, const int *has_warm) {
   int k, i;
   for (k = 0; k < L_; k += VW) {
-    const M warm = CL_(lanes)(has_warm + k), all = warm | ~warm;
+    const M warm = CL_(lanes)(has_warm + k);
     const QV frame = CL_(ld_q)(w->frame[0] + k, L_);
     VV at = CL_(ld_v)(bone[d->bones[0]].pw[0] + k, L_);
-    CL_(st_v)(w->pos + k, L_, at, all);
+    CL_(put_v)(w->pos + k, L_, at);
     for (i = 0; i + 1 < d->count; i++) {
       const VV dir = CL_(q_rotate)(frame, CL_(ld_v)(start + (size_t)i * 3 * L_ + k, L_));
       at = CL_(v3_madd)(at, dir, CL_(ld)(w->len + (size_t)i * L_ + k));
-      CL_(st_v)
+      CL_(put_v)
       (w->pos + (size_t)(i + 1) * 3 * L_ + k, L_,
-       CL_(v3_sel)(warm, at, CL_(ld_v)(bone[d->bones[i + 1]].pw[0] + k, L_)), all);
+       CL_(v3_sel)(warm, at, CL_(ld_v)(bone[d->bones[i + 1]].pw[0] + k, L_)));
     }
   }
 }
